@@ -1,0 +1,40 @@
+# The two commands of the README: `make demo` and `make test`.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: demo test setup build asan bench fuzz clean
+
+setup:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
+
+build: setup $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+# Records one real training iteration of a built-in model and prints its analysis.
+demo: build
+	$(BUILD)/mimic record --workload mlp --out $(BUILD)/demo --force
+	$(BUILD)/mimic analyze $(BUILD)/demo
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# AddressSanitizer + UBSan build of everything, tests included.
+asan: setup
+	cmake -S . -B build-asan -G Ninja -DMIMIC_SANITIZE=ON -DMIMIC_BENCH=OFF
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	bash bench/run.sh $(BUILD)
+
+fuzz: setup
+	CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DMIMIC_FUZZ=ON -DMIMIC_WITH_TORCH=OFF -DMIMIC_BENCH=OFF
+	cmake --build build-fuzz -j $(JOBS)
+	cd build-fuzz && ctest --output-on-failure -R fuzz
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz

@@ -1,0 +1,114 @@
+// The in-memory trace every reader fills and every tool reads: flat arrays
+// indexed by position, strings interned. No I/O and no torch here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "support/interner.h"
+#include "trace/ids.h"
+#include "trace/node.h"
+#include "trace/value.h"
+
+namespace mimic {
+
+enum class TraceFormat : uint8_t { PyTorchEt, Chakra, Unknown };
+
+struct ProcessGroup {
+    std::string name;     // pg_name
+    std::string desc;     // pg_desc
+    std::string backend;  // backend_config, e.g. "cuda:nccl", "gloo"
+    std::vector<int64_t> ranks;  // empty means all ranks
+    int64_t size = 0;
+};
+
+// Host timing of a node, from a linked profiler trace (or a Chakra trace).
+struct NodeTiming {
+    double start_us = -1;      // profiler clock; < 0 when the node was not linked
+    double duration_us = 0;    // inclusive
+    double self_us = 0;        // exclusive of linked children
+    uint64_t thread = 0;       // profiler thread id
+    bool linked() const { return start_us >= 0; }
+};
+
+// Device work (a kernel, memcpy or memset) tied to the host op that launched it.
+struct DeviceEvent {
+    StrId name;
+    StrId category;  // "kernel", "gpu_memcpy", "gpu_memset"
+    NodeIndex launcher = kNoNode;
+    double start_us = 0;
+    double duration_us = 0;
+    int64_t device = -1;
+    int64_t stream = -1;
+    int64_t correlation = -1;
+};
+
+struct TraceWarning {
+    std::string message;
+};
+
+class Trace {
+public:
+    // Header
+    std::string source_path;
+    TraceFormat format = TraceFormat::Unknown;
+    std::string schema_version;
+    int64_t pid = 0;
+    std::string time;
+    int64_t start_ts = 0;
+    int64_t finish_ts = 0;
+    int64_t rank = -1;        // -1 when unknown
+    int64_t world_size = -1;  // -1 when unknown
+    std::vector<ProcessGroup> process_groups;
+    std::vector<Attr> metadata_attrs;  // Chakra GlobalMetadata attrs beyond the version
+
+    // Columns
+    StringInterner strings;
+    std::vector<Node> nodes;
+    std::vector<Value> values;
+    std::vector<TensorMeta> tensors;
+    std::vector<int64_t> dims;
+    std::vector<Attr> attrs;
+    std::vector<NodeId> edges;
+    std::vector<NodeTiming> timing;  // empty, or one per node once a profile is linked
+    std::vector<DeviceEvent> device_events;
+    std::vector<TraceWarning> warnings;
+
+    // Derived indexes; valid after finalize().
+    void finalize();
+    NodeIndex find(NodeId id) const;
+    // Children of a node in execution order (by id), as positions.
+    const NodeIndex* children_begin(NodeIndex n) const { return child_list_.data() + child_offsets_[n.value]; }
+    const NodeIndex* children_end(NodeIndex n) const { return child_list_.data() + child_offsets_[n.value + 1]; }
+    size_t child_count(NodeIndex n) const { return child_offsets_[n.value + 1] - child_offsets_[n.value]; }
+    // All nodes in execution order: sorted by id, which the observer assigns at op start.
+    const std::vector<NodeIndex>& execution_order() const { return order_; }
+    NodeIndex parent_of(NodeIndex n) const { return parent_index_[n.value]; }
+
+    // Accessors
+    std::string_view str(StrId id) const { return strings.view(id); }
+    std::string_view name(const Node& n) const { return strings.view(n.name); }
+    const Value* value_ptr(ValueRange r, uint32_t i) const { return &values[r.begin + i]; }
+    const TensorMeta& tensor(const Value& v) const { return tensors[v.payload.index]; }
+    const int64_t* shape(const TensorMeta& t) const { return dims.data() + t.dims_begin; }
+    const int64_t* strides(const TensorMeta& t) const { return dims.data() + t.dims_begin + t.rank; }
+    const Attr* find_attr(const Node& n, std::string_view name) const;
+
+    void warn(std::string message) { warnings.push_back({std::move(message)}); }
+
+private:
+    std::unordered_map<uint64_t, uint32_t> index_of_id_;
+    std::vector<uint32_t> child_offsets_;
+    std::vector<NodeIndex> child_list_;
+    std::vector<NodeIndex> order_;
+    std::vector<NodeIndex> parent_index_;
+};
+
+// Classifies a node by its name and schema (shared by every reader).
+NodeKind classify_node(std::string_view name, std::string_view op_schema, int32_t scope);
+
+}  // namespace mimic

@@ -1,0 +1,35 @@
+// Helpers shared by the tests: where the real traces are, and a skip with a
+// clear message when they are absent (a user's own clone has no ../shared).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace mimic::testing {
+
+// The one setting: $MIMIC_TRACES_DIR, else the CMake cache value MIMIC_TRACES_DIR.
+inline std::string traces_dir() {
+    if (const char* env = std::getenv("MIMIC_TRACES_DIR"); env && *env) return env;
+    return MIMIC_TRACES_DIR_DEFAULT;
+}
+
+inline std::string trace_path(const std::string& relative) { return traces_dir() + "/" + relative; }
+
+inline std::string scratch_dir(const std::string& name) {
+    auto dir = std::filesystem::path(MIMIC_BINARY_DIR) / "test-scratch" / name;
+    std::filesystem::create_directories(dir);
+    return dir.string();
+}
+
+}  // namespace mimic::testing
+
+// Skips the current test when a shared trace is missing.
+#define MIMIC_REQUIRE_TRACE(relative)                                                                    \
+    do {                                                                                                 \
+        if (!std::filesystem::exists(::mimic::testing::trace_path(relative)))                            \
+            GTEST_SKIP() << "shared trace " << (relative) << " not found under "                          \
+                         << ::mimic::testing::traces_dir() << " (set MIMIC_TRACES_DIR to ../shared/traces)"; \
+    } while (0)
