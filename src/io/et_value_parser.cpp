@@ -1,0 +1,359 @@
+#include "io/et_value_parser.h"
+
+#include <string>
+
+namespace mimic {
+
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+
+namespace {
+
+constexpr int kMaxDepth = 32;
+
+bool as_array(const element* e, simdjson::dom::array& out) {
+    return e != nullptr && e->get_array().get(out) == simdjson::SUCCESS;
+}
+
+// Element i of an optional array, or null when either is missing.
+const element* item_of(bool have, simdjson::dom::array list, size_t i, element& storage) {
+    return have && list.at(i).get(storage) == simdjson::SUCCESS ? &storage : nullptr;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// Integers in traces are ids and sizes; some writers emit them as unsigned.
+bool get_integer(element e, int64_t& out) {
+    switch (e.type()) {
+        case element_type::INT64:
+            out = int64_t(e);
+            return true;
+        case element_type::UINT64:
+            out = static_cast<int64_t>(uint64_t(e));
+            return true;
+        default:
+            return false;
+    }
+}
+
+std::string json_kind_name(element e) {
+    switch (e.type()) {
+        case element_type::ARRAY: return "an array";
+        case element_type::OBJECT: return "an object";
+        case element_type::INT64:
+        case element_type::UINT64: return "an integer";
+        case element_type::DOUBLE: return "a number";
+        case element_type::STRING: return "a string";
+        case element_type::BOOL: return "a boolean";
+        case element_type::NULL_VALUE: return "null";
+    }
+    return "a value";
+}
+
+}  // namespace
+
+std::vector<std::string_view> split_type_list(std::string_view list) {
+    std::vector<std::string_view> out;
+    int depth = 0;
+    size_t begin = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+        char c = list[i];
+        if (c == '[' || c == '(') ++depth;
+        else if (c == ']' || c == ')') --depth;
+        else if (c == ',' && depth == 0) {
+            out.push_back(list.substr(begin, i - begin));
+            begin = i + 1;
+        }
+    }
+    if (begin < list.size()) out.push_back(list.substr(begin));
+    return out;
+}
+
+const EtTypeInfo& EtValueParser::type_info(StrId type) {
+    auto it = types_.find(type.value);
+    if (it != types_.end()) return it->second;
+    EtTypeInfo info;
+    std::string_view t = trace_.str(type);
+    if (starts_with(t, "Tensor(") && t.back() == ')') {
+        info.kind = ValueKind::Tensor;
+        std::string_view dtype = t.substr(7, t.size() - 8);
+        info.undefined_tensor = starts_with(dtype, "nullptr");
+        info.dtype = trace_.strings.intern(dtype);
+    } else if (t == "Tensor") {
+        info.kind = ValueKind::Tensor;
+    } else if ((starts_with(t, "GenericList[") || starts_with(t, "Tuple[") || starts_with(t, "TensorList[") ||
+                starts_with(t, "List[")) &&
+               t.back() == ']') {
+        info.kind = ValueKind::List;
+        size_t open = t.find('[');
+        for (std::string_view e : split_type_list(t.substr(open + 1, t.size() - open - 2)))
+            info.elements.push_back(trace_.strings.intern(e));
+    } else if (t == "Int" || t == "SymInt" || t == "Layout" || t == "ScalarType" || t == "MemoryFormat") {
+        info.kind = ValueKind::Int;
+    } else if (t == "Double" || t == "Float") {
+        info.kind = ValueKind::Double;
+    } else if (t == "Bool") {
+        info.kind = ValueKind::Bool;
+    } else if (t == "String") {
+        info.kind = ValueKind::String;
+    } else if (t == "Device") {
+        info.kind = ValueKind::Device;
+    } else if (t == "None") {
+        info.kind = ValueKind::None;
+    } else if (t == "Object") {
+        info.kind = ValueKind::Object;
+    } else if (t == "Generator") {
+        info.kind = ValueKind::Generator;
+    }
+    return types_.emplace(type.value, std::move(info)).first->second;
+}
+
+ValueRange EtValueParser::parse_side(simdjson::dom::array values, const element* types, const element* shapes,
+                                     const element* strides, const ErrorLocation& where) {
+    size_t n = values.size();
+    if (n > kMaxListElements) fail(where, "has " + std::to_string(n) + " values; more than the limit of " +
+                                              std::to_string(kMaxListElements));
+    simdjson::dom::array type_list, shape_list, stride_list;
+    bool have_types = as_array(types, type_list);
+    bool have_shapes = as_array(shapes, shape_list);
+    bool have_strides = as_array(strides, stride_list);
+    ValueRange range{static_cast<uint32_t>(trace_.values.size()), static_cast<uint32_t>(n)};
+    trace_.values.resize(trace_.values.size() + n);
+    size_t i = 0;
+    for (element v : values) {
+        StrId type;
+        element shape_storage, stride_storage;
+        std::string_view ts;
+        if (have_types && type_list.at(i).get_string().get(ts) == simdjson::SUCCESS) type = trace_.strings.intern(ts);
+        parse_value(range.begin + static_cast<uint32_t>(i), v, type, item_of(have_shapes, shape_list, i, shape_storage),
+                    item_of(have_strides, stride_list, i, stride_storage), where, 0);
+        ++i;
+    }
+    return range;
+}
+
+void EtValueParser::parse_value(uint32_t slot, element value, StrId type, const element* shape, const element* stride,
+                                const ErrorLocation& where, int depth) {
+    if (depth > kMaxDepth) fail(where, "values nested deeper than " + std::to_string(kMaxDepth) + " levels");
+    const EtTypeInfo& info = type_info(type);
+    Value out;
+    out.type = type;
+    switch (info.kind) {
+        case ValueKind::Tensor:
+            if (value.is_array()) {
+                parse_tensor(out, value, info, shape, stride, where);
+                trace_.values[slot] = out;
+                return;
+            }
+            break;
+        case ValueKind::List:
+            if (value.is_array()) {
+                simdjson::dom::array items = value.get_array().value_unsafe();
+                size_t n = items.size();
+                if (n > kMaxListElements)
+                    fail(where, "a list of " + std::to_string(n) + " elements is more than the limit of " +
+                                    std::to_string(kMaxListElements));
+                out.kind = ValueKind::List;
+                out.payload.range = {static_cast<uint32_t>(trace_.values.size()), static_cast<uint32_t>(n)};
+                trace_.values[slot] = out;
+                uint32_t first = out.payload.range.begin;
+                trace_.values.resize(trace_.values.size() + n);
+                simdjson::dom::array shape_items, stride_items;
+                bool have_shapes = as_array(shape, shape_items);
+                bool have_strides = as_array(stride, stride_items);
+                // Lists of one element type may name it once or per element.
+                const std::vector<StrId> elements = info.elements;
+                size_t i = 0;
+                for (element item : items) {
+                    StrId item_type = i < elements.size() ? elements[i]
+                                                          : (elements.size() == 1 ? elements[0] : StrId{});
+                    element shape_storage, stride_storage;
+                    parse_value(first + static_cast<uint32_t>(i), item, item_type,
+                                item_of(have_shapes, shape_items, i, shape_storage),
+                                item_of(have_strides, stride_items, i, stride_storage), where, depth + 1);
+                    ++i;
+                }
+                return;
+            }
+            break;
+        case ValueKind::Int: {
+            int64_t i;
+            if (get_integer(value, i)) {
+                out.kind = ValueKind::Int;
+                out.payload.i = i;
+                trace_.values[slot] = out;
+                return;
+            }
+            break;
+        }
+        case ValueKind::Double: {
+            double d;
+            int64_t i;
+            if (value.get_double().get(d) == simdjson::SUCCESS || (get_integer(value, i) && ((d = double(i)), true))) {
+                out.kind = ValueKind::Double;
+                out.payload.d = d;
+                trace_.values[slot] = out;
+                return;
+            }
+            break;
+        }
+        case ValueKind::Bool: {
+            bool b;
+            int64_t i;
+            if (value.get_bool().get(b) == simdjson::SUCCESS || (get_integer(value, i) && ((b = i != 0), true))) {
+                out.kind = ValueKind::Bool;
+                out.payload.b = b;
+                trace_.values[slot] = out;
+                return;
+            }
+            break;
+        }
+        case ValueKind::String:
+        case ValueKind::Device: {
+            std::string_view s;
+            if (value.get_string().get(s) == simdjson::SUCCESS) {
+                out.kind = info.kind;
+                out.payload.str = trace_.strings.intern(s);
+                trace_.values[slot] = out;
+                return;
+            }
+            break;
+        }
+        case ValueKind::None:
+        case ValueKind::Object:
+        case ValueKind::Generator:
+            out.kind = info.kind;
+            trace_.values[slot] = out;
+            return;
+        case ValueKind::Unknown:
+            break;
+    }
+    // The type string is unknown or disagrees with the JSON: read the value by
+    // its JSON kind so nothing is lost, and keep the recorded type string.
+    parse_untyped(out, value, where);
+    if (out.kind == ValueKind::List) {
+        // Untyped list: elements are read by their JSON kinds too.
+        simdjson::dom::array items = value.get_array().value_unsafe();
+        size_t n = items.size();
+        if (n > kMaxListElements)
+            fail(where, "a list of " + std::to_string(n) + " elements is more than the limit of " +
+                            std::to_string(kMaxListElements));
+        out.payload.range = {static_cast<uint32_t>(trace_.values.size()), static_cast<uint32_t>(n)};
+        trace_.values[slot] = out;
+        trace_.values.resize(trace_.values.size() + n);
+        uint32_t i = 0;
+        for (element item : items) {
+            parse_value(out.payload.range.begin + i, item, StrId{}, nullptr, nullptr, where, depth + 1);
+            ++i;
+        }
+        return;
+    }
+    trace_.values[slot] = out;
+}
+
+void EtValueParser::parse_untyped(Value& out, element value, const ErrorLocation& where) {
+    switch (value.type()) {
+        case element_type::INT64:
+        case element_type::UINT64:
+            out.kind = ValueKind::Int;
+            get_integer(value, out.payload.i);
+            return;
+        case element_type::DOUBLE:
+            out.kind = ValueKind::Double;
+            out.payload.d = double(value);
+            return;
+        case element_type::BOOL:
+            out.kind = ValueKind::Bool;
+            out.payload.b = bool(value);
+            return;
+        case element_type::NULL_VALUE:
+            out.kind = ValueKind::None;
+            return;
+        case element_type::STRING: {
+            std::string_view s = std::string_view(value);
+            if (s == "<None>") out.kind = ValueKind::None;
+            else if (s == "<Object>") out.kind = ValueKind::Object;
+            else if (s == "<Generator>") out.kind = ValueKind::Generator;
+            else {
+                out.kind = ValueKind::String;
+                out.payload.str = trace_.strings.intern(s);
+            }
+            return;
+        }
+        case element_type::ARRAY:
+            out.kind = ValueKind::List;
+            return;
+        case element_type::OBJECT:
+            out.kind = ValueKind::Unknown;
+            out.payload.str = trace_.strings.intern(simdjson::minify(value));
+            return;
+    }
+    fail(where, "unreadable value");
+}
+
+void EtValueParser::parse_tensor(Value& out, element value, const EtTypeInfo& info, const element* shape,
+                                 const element* stride,
+                                 const ErrorLocation& where) {
+    simdjson::dom::array tuple = value.get_array().value_unsafe();
+    size_t n = tuple.size();
+    if (n != 5 && n != 6)
+        fail(where, "a tensor must be [tensor_id, storage_id, offset, numel, itemsize(, device)], got " +
+                        std::to_string(n) + " items");
+    TensorMeta t;
+    int64_t fields[5];
+    size_t i = 0;
+    for (element item : tuple) {
+        if (i < 5) {
+            if (!get_integer(item, fields[i]))
+                fail(where, "tensor item " + std::to_string(i) + " must be an integer, got " + json_kind_name(item));
+        } else {
+            std::string_view device;
+            if (item.get_string().get(device) != simdjson::SUCCESS)
+                fail(where, "tensor device must be a string, got " + json_kind_name(item));
+            t.device = trace_.strings.intern(device);
+        }
+        ++i;
+    }
+    const char* names[5] = {"tensor_id", "storage_id", "offset", "numel", "itemsize"};
+    for (int k = 2; k < 5; ++k)
+        if (fields[k] < 0) fail(where, std::string("tensor ") + names[k] + " is negative (" + std::to_string(fields[k]) + ")");
+    t.tensor_id = static_cast<uint64_t>(fields[0]);
+    t.storage_id = static_cast<uint64_t>(fields[1]);
+    t.offset = static_cast<uint64_t>(fields[2]);
+    t.numel = static_cast<uint64_t>(fields[3]);
+    if (fields[4] > 64) fail(where, "tensor itemsize " + std::to_string(fields[4]) + " is not a real element size");
+    t.itemsize = static_cast<uint32_t>(fields[4]);
+    t.dtype = info.dtype;
+    t.undefined = info.undefined_tensor;
+    t.dims_begin = static_cast<uint32_t>(trace_.dims.size());
+    simdjson::dom::array dims;
+    if (as_array(shape, dims)) {
+        if (dims.size() > kMaxRank) fail(where, "tensor rank " + std::to_string(dims.size()) + " is above 64");
+        for (element d : dims) {
+            int64_t v;
+            if (!get_integer(d, v)) fail(where, "tensor shape must hold integers, got " + json_kind_name(d));
+            if (v < 0) fail(where, "tensor shape has a negative size (" + std::to_string(v) + ")");
+            trace_.dims.push_back(v);
+        }
+        t.rank = static_cast<uint16_t>(dims.size());
+        simdjson::dom::array st;
+        if (as_array(stride, st) && st.size() == dims.size()) {
+            bool ok = true;
+            for (element s : st) {
+                int64_t v;
+                if (!get_integer(s, v)) {
+                    ok = false;
+                    break;
+                }
+                trace_.dims.push_back(v);
+            }
+            if (ok) t.has_strides = true;
+            else trace_.dims.resize(t.dims_begin + t.rank);
+        }
+    }
+    out.kind = ValueKind::Tensor;
+    out.payload.index = static_cast<uint32_t>(trace_.tensors.size());
+    trace_.tensors.push_back(t);
+}
+
+}  // namespace mimic

@@ -1,0 +1,56 @@
+// Turns one recorded input or output (its JSON value, type string, shape and
+// strides) into flat Values of a Trace. Shared by the flat (1.0.1) and nested
+// (1.0.2+) node shapes, which differ only in where these four come from.
+#pragma once
+
+#include <simdjson.h>
+
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "support/error.h"
+#include "trace/trace.h"
+
+namespace mimic {
+
+// What a type string says, parsed once per distinct string.
+struct EtTypeInfo {
+    ValueKind kind = ValueKind::Unknown;
+    StrId dtype;                    // tensors: the element type inside Tensor(...)
+    bool undefined_tensor = false;  // Tensor(nullptr (uninitialized))
+    std::vector<StrId> elements;    // lists: the element type strings
+};
+
+class EtValueParser {
+public:
+    explicit EtValueParser(Trace& trace) : trace_(trace) {}
+
+    // Appends the node's values for one side (inputs or outputs) and returns
+    // their range. `shapes`/`strides` may be null elements when absent.
+    // `types`, `shapes` and `strides` are null when the trace does not have them.
+    ValueRange parse_side(simdjson::dom::array values, const simdjson::dom::element* types,
+                          const simdjson::dom::element* shapes, const simdjson::dom::element* strides,
+                          const ErrorLocation& where);
+
+    // Limits that keep memory bounded on hostile input.
+    static constexpr size_t kMaxListElements = 1 << 20;
+    static constexpr size_t kMaxRank = 64;
+
+private:
+    void parse_value(uint32_t slot, simdjson::dom::element value, StrId type, const simdjson::dom::element* shape,
+                     const simdjson::dom::element* stride, const ErrorLocation& where, int depth);
+    void parse_tensor(Value& out, simdjson::dom::element value, const EtTypeInfo& info,
+                      const simdjson::dom::element* shape, const simdjson::dom::element* stride,
+                      const ErrorLocation& where);
+    void parse_untyped(Value& out, simdjson::dom::element value, const ErrorLocation& where);
+    const EtTypeInfo& type_info(StrId type);
+
+    Trace& trace_;
+    std::unordered_map<uint32_t, EtTypeInfo> types_;
+};
+
+// Splits "A,B[C,D],E" at top-level commas (brackets and parentheses nest).
+std::vector<std::string_view> split_type_list(std::string_view list);
+
+}  // namespace mimic
