@@ -45,6 +45,7 @@ struct DeviceEvent {
     int64_t device = -1;
     int64_t stream = -1;
     int64_t correlation = -1;
+    StrId process_group;  // "Process Group Name" of a collective kernel, else empty
 };
 
 struct TraceWarning {

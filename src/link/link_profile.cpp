@@ -1,0 +1,83 @@
+#include "link/link_profile.h"
+
+#include <algorithm>
+
+#include "link/device_attach.h"
+#include "link/op_match.h"
+
+namespace mimic {
+
+namespace {
+
+// Start, inclusive duration and thread straight from the profiler event; the
+// exclusive time subtracts each linked descendant from its nearest linked
+// ancestor on the same thread (an unlinked node in between does not hide it).
+void fill_timing(Trace& trace, const ProfileTrace& profile, const OpMatch& match) {
+    const size_t n = trace.nodes.size();
+    trace.timing.assign(n, NodeTiming{});
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t e = match.event_of_node[i];
+        if (e == kNoEvent) continue;
+        const HostEvent& h = profile.host[e];
+        NodeTiming& t = trace.timing[i];
+        t.start_us = h.ts_us;
+        t.duration_us = h.dur_us;
+        t.self_us = h.dur_us;
+        t.thread = static_cast<uint64_t>(profile.threads[h.thread].tid);
+    }
+    for (size_t i = 0; i < n; ++i) {
+        if (!trace.timing[i].linked()) continue;
+        NodeIndex p = trace.parent_of(NodeIndex(static_cast<uint32_t>(i)));
+        while (p != kNoNode && !trace.timing[p.value].linked()) p = trace.parent_of(p);
+        if (p == kNoNode) continue;
+        uint32_t child_event = match.event_of_node[i];
+        uint32_t parent_event = match.event_of_node[p.value];
+        if (profile.host[child_event].thread != profile.host[parent_event].thread) continue;
+        trace.timing[p.value].self_us -= trace.timing[i].duration_us;
+    }
+    for (NodeTiming& t : trace.timing) t.self_us = std::max(0.0, t.self_us);
+}
+
+}  // namespace
+
+LinkStats link_profile(Trace& trace, const ProfileTrace& profile, const LinkOptions& options) {
+    if (trace.execution_order().size() != trace.nodes.size()) trace.finalize();  // indexes used below
+    LinkStats stats;
+    stats.et_nodes = trace.nodes.size();
+    for (const HostEvent& h : profile.host) stats.profile_host_events += is_op_event(h);
+    trace.device_events.clear();
+
+    OpMatch match(trace.nodes.size(), profile.host.size());
+    NameMap names(trace, profile);
+    if (options.by_record_function_id) match_by_record_function_id(trace, profile, names, match, stats);
+    if (options.in_order) match_in_order(trace, profile, names, match, stats);
+    fill_timing(trace, profile, match);
+
+    std::vector<NodeIndex> node_of_event(profile.host.size(), kNoNode);
+    for (uint32_t i = 0; i < trace.nodes.size(); ++i) {
+        const Node& node = trace.nodes[i];
+        if (!is_linkable(node)) continue;
+        ++stats.linkable;
+        stats.operators += node.kind == NodeKind::Operator;
+        uint32_t e = match.event_of_node[i];
+        if (e == kNoEvent) continue;
+        ++stats.linked;
+        stats.operators_linked += node.kind == NodeKind::Operator;
+        node_of_event[e] = NodeIndex(i);
+    }
+    stats.unlinked = stats.linkable - stats.linked;
+    stats.profile_host_events_linked = stats.linked;
+    if (options.attach_device_work) attach_device_work(trace, profile, node_of_event, stats);
+    return stats;
+}
+
+const char* to_string(LinkMethod m) {
+    switch (m) {
+        case LinkMethod::None: return "none";
+        case LinkMethod::RecordFunctionId: return "record_function_id";
+        case LinkMethod::InOrder: return "in_order";
+    }
+    return "?";
+}
+
+}  // namespace mimic
