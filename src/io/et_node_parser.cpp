@@ -84,7 +84,7 @@ struct Side {
 
 }  // namespace
 
-Value EtNodeParser::attr_value(element value, std::string_view type, const ErrorLocation&) {
+Value EtNodeParser::attr_value(element value, std::string_view type, const ParsePlace&) {
     Value v;
     v.type = trace_.strings.intern(type);
     int64_t i;
@@ -130,31 +130,41 @@ Value EtNodeParser::attr_value(element value, std::string_view type, const Error
     return v;
 }
 
-void EtNodeParser::parse_attrs(Node& node, simdjson::dom::array attrs, const ErrorLocation& where) {
+void EtNodeParser::parse_attrs(Node& node, simdjson::dom::array attrs, const ParsePlace& where) {
     uint32_t begin = static_cast<uint32_t>(trace_.attrs.size());
     for (element a : attrs) {
         std::string_view name, type;
         element value;
+        bool have_name = false, have_value = false;
         simdjson::dom::object obj;
-        if (a.get_object().get(obj) != simdjson::SUCCESS) fail(where, "each attr must be an object {name, type, value}");
-        if (obj["name"].get_string().get(name) != simdjson::SUCCESS) fail(where, "an attr has no string \"name\"");
-        if (obj["type"].get_string().get(type) != simdjson::SUCCESS) type = "";
-        if (obj["value"].get(value) != simdjson::SUCCESS) fail(where, "attr '" + std::string(name) + "' has no value");
-        ErrorLocation at = where;
-        at.field = "attrs." + std::string(name);
+        if (a.get_object().get(obj) != simdjson::SUCCESS) where.fail("each attr must be an object {name, type, value}");
+        // One pass over the attr's fields rather than a lookup per key.
+        for (auto f : obj) {
+            if (f.key == "name") have_name = f.value.get_string().get(name) == simdjson::SUCCESS;
+            else if (f.key == "type") (void)(f.value.get_string().get(type) == simdjson::SUCCESS);
+            else if (f.key == "value") {
+                value = f.value;
+                have_value = true;
+            }
+        }
+        if (!have_name) where.fail("an attr has no string \"name\"");
+        if (!have_value) where.fail("attr '" + std::string(name) + "' has no value");
+        ParsePlace at = where;
+        at.field = "attrs";
+        at.subfield = name;
         uint64_t u;
         int64_t i;
         std::string_view s;
         // The attrs every node has go to fields; others are kept as they are.
         if (name == "rf_id" || name == "fw_parent" || name == "tid" || name == "fw_tid") {
-            if (!read_uint(value, u)) fail(at, "expected an unsigned integer");
+            if (!read_uint(value, u)) at.fail("expected an unsigned integer");
             (name == "rf_id" ? node.rf_id : name == "fw_parent" ? node.fw_parent : name == "tid" ? node.tid : node.fw_tid) = u;
         } else if (name == "seq_id" || name == "scope") {
-            if (!read_int(value, i)) fail(at, "expected an integer");
+            if (!read_int(value, i)) at.fail("expected an integer");
             if (name == "seq_id") node.seq_id = i;
             else node.scope = static_cast<int32_t>(i);
         } else if (name == "op_schema") {
-            if (value.get_string().get(s) != simdjson::SUCCESS) fail(at, "expected a string");
+            if (value.get_string().get(s) != simdjson::SUCCESS) at.fail("expected a string");
             node.op_schema = trace_.strings.intern(s);
         } else {
             trace_.attrs.push_back({trace_.strings.intern(name), attr_value(value, type, at)});
@@ -164,9 +174,9 @@ void EtNodeParser::parse_attrs(Node& node, simdjson::dom::array attrs, const Err
 }
 
 void EtNodeParser::parse(element node_json, uint64_t byte_offset) {
-    ErrorLocation where{file_, -1, static_cast<int64_t>(byte_offset), ""};
+    ParsePlace where{&file_, -1, static_cast<int64_t>(byte_offset), {}, {}};
     simdjson::dom::object obj;
-    if (node_json.get_object().get(obj) != simdjson::SUCCESS) fail(where, "a node must be a JSON object");
+    if (node_json.get_object().get(obj) != simdjson::SUCCESS) where.fail("a node must be a JSON object");
     Node node;
     bool have_id = false, have_name = false, nested = false;
     Side in, out;
@@ -178,7 +188,7 @@ void EtNodeParser::parse(element node_json, uint64_t byte_offset) {
         uint64_t id;
         if (!read_uint(id_el, id)) {
             where.field = "id";
-            fail(where, "expected an unsigned integer, got " + std::string(simdjson::minify(id_el)));
+            where.fail("expected an unsigned integer, got " + std::string(simdjson::minify(id_el)));
         }
         node.id = NodeId(id);
         have_id = true;
@@ -188,21 +198,21 @@ void EtNodeParser::parse(element node_json, uint64_t byte_offset) {
     for (auto field : obj) {
         Key key = key_of(field.key);
         element v = field.value;
-        ErrorLocation at = where;
-        at.field = std::string(field.key);
+        ParsePlace at = where;
+        at.field = field.key;
         uint64_t u;
         int64_t i;
         std::string_view s;
         switch (key) {
             case Key::Id: break;
             case Key::Name:
-                if (v.get_string().get(s) != simdjson::SUCCESS) fail(at, "expected a string");
+                if (v.get_string().get(s) != simdjson::SUCCESS) at.fail("expected a string");
                 node.name = trace_.strings.intern(s);
                 have_name = true;
                 break;
             case Key::Parent:
             case Key::CtrlDeps:
-                if (!read_uint(v, u)) fail(at, "expected a node id (unsigned integer)");
+                if (!read_uint(v, u)) at.fail("expected a node id (unsigned integer)");
                 node.parent = NodeId(u);
                 if (key == Key::CtrlDeps) nested = true;
                 break;
@@ -210,17 +220,17 @@ void EtNodeParser::parse(element node_json, uint64_t byte_offset) {
             case Key::FwParent:
             case Key::Tid:
             case Key::FwTid:
-                if (!read_uint(v, u)) fail(at, "expected an unsigned integer");
+                if (!read_uint(v, u)) at.fail("expected an unsigned integer");
                 (key == Key::RfId ? node.rf_id : key == Key::FwParent ? node.fw_parent : key == Key::Tid ? node.tid : node.fw_tid) = u;
                 break;
             case Key::SeqId:
             case Key::Scope:
-                if (!read_int(v, i)) fail(at, "expected an integer");
+                if (!read_int(v, i)) at.fail("expected an integer");
                 if (key == Key::SeqId) node.seq_id = i;
                 else node.scope = static_cast<int32_t>(i);
                 break;
             case Key::OpSchema:
-                if (v.get_string().get(s) != simdjson::SUCCESS) fail(at, "expected a string");
+                if (v.get_string().get(s) != simdjson::SUCCESS) at.fail("expected a string");
                 node.op_schema = trace_.strings.intern(s);
                 break;
             case Key::Inputs:
@@ -229,12 +239,15 @@ void EtNodeParser::parse(element node_json, uint64_t byte_offset) {
                 side.present = true;
                 if (v.is_object()) {
                     nested = true;
+                    bool have_values = false;
                     simdjson::dom::object io = v.get_object().value_unsafe();
-                    if (io["values"].get(side.values) != simdjson::SUCCESS) fail(at, "has no \"values\"");
-                    // Absent parts stay null elements, which the value parser treats as missing.
-                    side.have_shapes = io["shapes"].get(side.shapes) == simdjson::SUCCESS;
-                    side.have_types = io["types"].get(side.types) == simdjson::SUCCESS;
-                    side.have_strides = io["strides"].get(side.strides) == simdjson::SUCCESS;
+                    for (auto part : io) {
+                        if (part.key == "values") side.values = part.value, have_values = true;
+                        else if (part.key == "shapes") side.shapes = part.value, side.have_shapes = true;
+                        else if (part.key == "types") side.types = part.value, side.have_types = true;
+                        else if (part.key == "strides") side.strides = part.value, side.have_strides = true;
+                    }
+                    if (!have_values) at.fail("has no \"values\"");
                 } else {
                     side.values = v;
                 }
@@ -265,7 +278,7 @@ void EtNodeParser::parse(element node_json, uint64_t byte_offset) {
                 out.have_strides = true;
                 break;
             case Key::Attrs:
-                if (v.get_array().get(attrs) != simdjson::SUCCESS) fail(at, "expected a list of attrs");
+                if (v.get_array().get(attrs) != simdjson::SUCCESS) at.fail("expected a list of attrs");
                 have_attrs = true;
                 nested = true;
                 break;
@@ -275,19 +288,19 @@ void EtNodeParser::parse(element node_json, uint64_t byte_offset) {
     }
     if (!have_id) {
         where.field = "id";
-        fail(where, "node has no id");
+        where.fail("node has no id");
     }
     if (!have_name) {
         where.field = "name";
-        fail(where, "node has no name");
+        where.fail("node has no name");
     }
     if (have_attrs) parse_attrs(node, attrs, where);
     auto read_side = [&](Side& side, const char* field) -> ValueRange {
         if (!side.present) return {static_cast<uint32_t>(trace_.values.size()), 0};
-        ErrorLocation at = where;
+        ParsePlace at = where;
         at.field = field;
         simdjson::dom::array values;
-        if (side.values.get_array().get(values) != simdjson::SUCCESS) fail(at, "expected a list of values");
+        if (side.values.get_array().get(values) != simdjson::SUCCESS) at.fail("expected a list of values");
         return values_.parse_side(values, side.have_types ? &side.types : nullptr,
                                   side.have_shapes ? &side.shapes : nullptr,
                                   side.have_strides ? &side.strides : nullptr, at);

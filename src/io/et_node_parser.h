@@ -23,8 +23,8 @@ public:
     size_t nested_nodes() const { return nested_nodes_; }
 
 private:
-    void parse_attrs(Node& node, simdjson::dom::array attrs, const ErrorLocation& where);
-    Value attr_value(simdjson::dom::element value, std::string_view type, const ErrorLocation& where);
+    void parse_attrs(Node& node, simdjson::dom::array attrs, const ParsePlace& where);
+    Value attr_value(simdjson::dom::element value, std::string_view type, const ParsePlace& where);
 
     Trace& trace_;
     EtValueParser values_;

@@ -106,7 +106,8 @@ Trace read_pytorch_et(const std::string& path, const EtReadOptions& options) {
             fail({path, -1, static_cast<int64_t>(offsets.front()), ""}, simdjson::error_message(error));
         }
         size_t i = 0;
-        for (simdjson::dom::element node : doc.get_array().value_unsafe()) nodes.parse(node, offsets[i++]);
+        simdjson::dom::array list = doc.get_array().value_unsafe();  // named: a temporary would dangle in the loop
+        for (simdjson::dom::element node : list) nodes.parse(node, offsets[i++]);
         if (options.progress) progress.update(source.file_position());
     };
     streamer.run(cb);

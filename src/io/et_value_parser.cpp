@@ -52,6 +52,12 @@ std::string json_kind_name(element e) {
 
 }  // namespace
 
+void ParsePlace::fail(const std::string& message) const {
+    ErrorLocation loc{file ? *file : std::string(), node_id, byte_offset, std::string(field)};
+    if (!subfield.empty()) loc.field += "." + std::string(subfield);
+    mimic::fail(loc, message);
+}
+
 std::vector<std::string_view> split_type_list(std::string_view list) {
     std::vector<std::string_view> out;
     int depth = 0;
@@ -109,9 +115,9 @@ const EtTypeInfo& EtValueParser::type_info(StrId type) {
 }
 
 ValueRange EtValueParser::parse_side(simdjson::dom::array values, const element* types, const element* shapes,
-                                     const element* strides, const ErrorLocation& where) {
+                                     const element* strides, const ParsePlace& where) {
     size_t n = values.size();
-    if (n > kMaxListElements) fail(where, "has " + std::to_string(n) + " values; more than the limit of " +
+    if (n > kMaxListElements) where.fail("has " + std::to_string(n) + " values; more than the limit of " +
                                               std::to_string(kMaxListElements));
     simdjson::dom::array type_list, shape_list, stride_list;
     bool have_types = as_array(types, type_list);
@@ -133,8 +139,8 @@ ValueRange EtValueParser::parse_side(simdjson::dom::array values, const element*
 }
 
 void EtValueParser::parse_value(uint32_t slot, element value, StrId type, const element* shape, const element* stride,
-                                const ErrorLocation& where, int depth) {
-    if (depth > kMaxDepth) fail(where, "values nested deeper than " + std::to_string(kMaxDepth) + " levels");
+                                const ParsePlace& where, int depth) {
+    if (depth > kMaxDepth) where.fail("values nested deeper than " + std::to_string(kMaxDepth) + " levels");
     const EtTypeInfo& info = type_info(type);
     Value out;
     out.type = type;
@@ -151,7 +157,7 @@ void EtValueParser::parse_value(uint32_t slot, element value, StrId type, const 
                 simdjson::dom::array items = value.get_array().value_unsafe();
                 size_t n = items.size();
                 if (n > kMaxListElements)
-                    fail(where, "a list of " + std::to_string(n) + " elements is more than the limit of " +
+                    where.fail("a list of " + std::to_string(n) + " elements is more than the limit of " +
                                     std::to_string(kMaxListElements));
                 out.kind = ValueKind::List;
                 out.payload.range = {static_cast<uint32_t>(trace_.values.size()), static_cast<uint32_t>(n)};
@@ -236,7 +242,7 @@ void EtValueParser::parse_value(uint32_t slot, element value, StrId type, const 
         simdjson::dom::array items = value.get_array().value_unsafe();
         size_t n = items.size();
         if (n > kMaxListElements)
-            fail(where, "a list of " + std::to_string(n) + " elements is more than the limit of " +
+            where.fail("a list of " + std::to_string(n) + " elements is more than the limit of " +
                             std::to_string(kMaxListElements));
         out.payload.range = {static_cast<uint32_t>(trace_.values.size()), static_cast<uint32_t>(n)};
         trace_.values[slot] = out;
@@ -251,7 +257,7 @@ void EtValueParser::parse_value(uint32_t slot, element value, StrId type, const 
     trace_.values[slot] = out;
 }
 
-void EtValueParser::parse_untyped(Value& out, element value, const ErrorLocation& where) {
+void EtValueParser::parse_untyped(Value& out, element value, const ParsePlace& where) {
     switch (value.type()) {
         case element_type::INT64:
         case element_type::UINT64:
@@ -288,16 +294,16 @@ void EtValueParser::parse_untyped(Value& out, element value, const ErrorLocation
             out.payload.str = trace_.strings.intern(simdjson::minify(value));
             return;
     }
-    fail(where, "unreadable value");
+    where.fail("unreadable value");
 }
 
 void EtValueParser::parse_tensor(Value& out, element value, const EtTypeInfo& info, const element* shape,
                                  const element* stride,
-                                 const ErrorLocation& where) {
+                                 const ParsePlace& where) {
     simdjson::dom::array tuple = value.get_array().value_unsafe();
     size_t n = tuple.size();
     if (n != 5 && n != 6)
-        fail(where, "a tensor must be [tensor_id, storage_id, offset, numel, itemsize(, device)], got " +
+        where.fail("a tensor must be [tensor_id, storage_id, offset, numel, itemsize(, device)], got " +
                         std::to_string(n) + " items");
     TensorMeta t;
     int64_t fields[5];
@@ -305,34 +311,34 @@ void EtValueParser::parse_tensor(Value& out, element value, const EtTypeInfo& in
     for (element item : tuple) {
         if (i < 5) {
             if (!get_integer(item, fields[i]))
-                fail(where, "tensor item " + std::to_string(i) + " must be an integer, got " + json_kind_name(item));
+                where.fail("tensor item " + std::to_string(i) + " must be an integer, got " + json_kind_name(item));
         } else {
             std::string_view device;
             if (item.get_string().get(device) != simdjson::SUCCESS)
-                fail(where, "tensor device must be a string, got " + json_kind_name(item));
+                where.fail("tensor device must be a string, got " + json_kind_name(item));
             t.device = trace_.strings.intern(device);
         }
         ++i;
     }
     const char* names[5] = {"tensor_id", "storage_id", "offset", "numel", "itemsize"};
     for (int k = 2; k < 5; ++k)
-        if (fields[k] < 0) fail(where, std::string("tensor ") + names[k] + " is negative (" + std::to_string(fields[k]) + ")");
+        if (fields[k] < 0) where.fail(std::string("tensor ") + names[k] + " is negative (" + std::to_string(fields[k]) + ")");
     t.tensor_id = static_cast<uint64_t>(fields[0]);
     t.storage_id = static_cast<uint64_t>(fields[1]);
     t.offset = static_cast<uint64_t>(fields[2]);
     t.numel = static_cast<uint64_t>(fields[3]);
-    if (fields[4] > 64) fail(where, "tensor itemsize " + std::to_string(fields[4]) + " is not a real element size");
+    if (fields[4] > 64) where.fail("tensor itemsize " + std::to_string(fields[4]) + " is not a real element size");
     t.itemsize = static_cast<uint32_t>(fields[4]);
     t.dtype = info.dtype;
     t.undefined = info.undefined_tensor;
     t.dims_begin = static_cast<uint32_t>(trace_.dims.size());
     simdjson::dom::array dims;
     if (as_array(shape, dims)) {
-        if (dims.size() > kMaxRank) fail(where, "tensor rank " + std::to_string(dims.size()) + " is above 64");
+        if (dims.size() > kMaxRank) where.fail("tensor rank " + std::to_string(dims.size()) + " is above 64");
         for (element d : dims) {
             int64_t v;
-            if (!get_integer(d, v)) fail(where, "tensor shape must hold integers, got " + json_kind_name(d));
-            if (v < 0) fail(where, "tensor shape has a negative size (" + std::to_string(v) + ")");
+            if (!get_integer(d, v)) where.fail("tensor shape must hold integers, got " + json_kind_name(d));
+            if (v < 0) where.fail("tensor shape has a negative size (" + std::to_string(v) + ")");
             trace_.dims.push_back(v);
         }
         t.rank = static_cast<uint16_t>(dims.size());

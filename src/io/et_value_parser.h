@@ -14,6 +14,17 @@
 
 namespace mimic {
 
+// Where the parser is. Set per node and per field, so it holds no owned
+// strings; an ErrorLocation is built only when an error is thrown.
+struct ParsePlace {
+    const std::string* file = nullptr;
+    int64_t node_id = -1;
+    int64_t byte_offset = -1;
+    std::string_view field;
+    std::string_view subfield;  // e.g. the attr name under "attrs"
+    [[noreturn]] void fail(const std::string& message) const;
+};
+
 // What a type string says, parsed once per distinct string.
 struct EtTypeInfo {
     ValueKind kind = ValueKind::Unknown;
@@ -31,7 +42,7 @@ public:
     // `types`, `shapes` and `strides` are null when the trace does not have them.
     ValueRange parse_side(simdjson::dom::array values, const simdjson::dom::element* types,
                           const simdjson::dom::element* shapes, const simdjson::dom::element* strides,
-                          const ErrorLocation& where);
+                          const ParsePlace& where);
 
     // Limits that keep memory bounded on hostile input.
     static constexpr size_t kMaxListElements = 1 << 20;
@@ -39,11 +50,11 @@ public:
 
 private:
     void parse_value(uint32_t slot, simdjson::dom::element value, StrId type, const simdjson::dom::element* shape,
-                     const simdjson::dom::element* stride, const ErrorLocation& where, int depth);
+                     const simdjson::dom::element* stride, const ParsePlace& where, int depth);
     void parse_tensor(Value& out, simdjson::dom::element value, const EtTypeInfo& info,
                       const simdjson::dom::element* shape, const simdjson::dom::element* stride,
-                      const ErrorLocation& where);
-    void parse_untyped(Value& out, simdjson::dom::element value, const ErrorLocation& where);
+                      const ParsePlace& where);
+    void parse_untyped(Value& out, simdjson::dom::element value, const ParsePlace& where);
     const EtTypeInfo& type_info(StrId type);
 
     Trace& trace_;

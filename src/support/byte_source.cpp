@@ -57,6 +57,12 @@ size_t ByteSource::read(std::vector<char>& out, size_t max_bytes) {
     return got;
 }
 
+size_t ByteSource::read_into(char* dst, size_t max_bytes) {
+    size_t got = gzip_ ? read_gzip(dst, max_bytes) : read_plain(dst, max_bytes);
+    produced_ += got;
+    return got;
+}
+
 size_t ByteSource::read_plain(char* dst, size_t n) {
     size_t got = std::fread(dst, 1, n, file_);
     if (got == 0 && std::ferror(file_)) fail({path_, -1, static_cast<int64_t>(consumed_), ""}, "read error");

@@ -24,6 +24,8 @@ public:
     // Appends up to `max_bytes` uncompressed bytes to `out`; returns how many
     // were appended, 0 at the end. Throws on a truncated or corrupt gzip.
     size_t read(std::vector<char>& out, size_t max_bytes);
+    // Writes up to `max_bytes` into `dst`; returns how many, 0 at the end.
+    size_t read_into(char* dst, size_t max_bytes);
 
     const std::string& path() const { return path_; }
     bool is_gzip() const { return gzip_; }

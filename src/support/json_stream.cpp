@@ -15,19 +15,22 @@ constexpr size_t kReadChunk = 4 << 20;
 
 inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-// Classes of bytes the structural scan must stop at; everything else is skipped.
+// Classes of bytes the structural scan must stop at; everything else is
+// skipped in a tight loop. Inside a container commas do not matter, so the
+// nested table leaves them out (ET nodes are dense with commas).
 struct ScanTable {
     unsigned char cls[256] = {};
-    constexpr ScanTable() {
+    constexpr explicit ScanTable(bool stop_at_comma) {
         cls[static_cast<unsigned char>('"')] = 1;
         cls[static_cast<unsigned char>('{')] = 2;
         cls[static_cast<unsigned char>('[')] = 2;
         cls[static_cast<unsigned char>('}')] = 3;
         cls[static_cast<unsigned char>(']')] = 3;
-        cls[static_cast<unsigned char>(',')] = 4;
+        if (stop_at_comma) cls[static_cast<unsigned char>(',')] = 4;
     }
 };
-constexpr ScanTable kScan;
+constexpr ScanTable kScanTop(true);
+constexpr ScanTable kScanNested(false);
 }  // namespace
 
 JsonStreamer::JsonStreamer(ByteSource& source, size_t batch_bytes) : source_(source), batch_bytes_(batch_bytes) {}
@@ -41,12 +44,14 @@ void JsonStreamer::malformed(const std::string& what) const {
 bool JsonStreamer::fill(size_t want_more) {
     while (buf_.size() - pos_ < want_more && !eof_) {
         if (pos_ > 0) {
-            buf_.erase(buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(pos_));
+            buf_.erase_front(pos_);
             base_offset_ += pos_;
             pos_ = 0;
         }
         size_t ask = std::max(kReadChunk, want_more - buf_.size());
-        if (source_.read(buf_, ask) == 0) eof_ = true;
+        size_t got = source_.read_into(buf_.prepare(ask), ask);
+        buf_.commit(got);
+        if (got == 0) eof_ = true;
     }
     return buf_.size() - pos_ >= want_more;
 }
@@ -89,11 +94,10 @@ size_t JsonStreamer::value_end(size_t start) {
                 }
                 continue;
             }
-            unsigned char cls = kScan.cls[static_cast<unsigned char>(b[i])];
-            if (cls == 0) {
-                ++i;
-                continue;
-            }
+            const unsigned char* table = depth > 0 ? kScanNested.cls : kScanTop.cls;
+            while (i < n && table[static_cast<unsigned char>(b[i])] == 0) ++i;
+            if (i == n) break;
+            unsigned char cls = table[static_cast<unsigned char>(b[i])];
             if (cls == 1) {
                 in_string = true;
                 ++i;
@@ -139,9 +143,10 @@ void JsonStreamer::emit_field(std::string_view key, const JsonStreamCallbacks& c
     size_t end = value_end(pos_);
     if (end == pos_) malformed("missing value for key \"" + std::string(key) + "\"");
     uint64_t offset = offset_of(pos_);
-    batch_.assign(buf_.data() + pos_, buf_.data() + end);
+    batch_.clear();
+    batch_.append(buf_.data() + pos_, end - pos_);
     size_t len = batch_.size();
-    batch_.resize(len + kJsonPadding, '\0');
+    std::memset(batch_.prepare(kJsonPadding), 0, kJsonPadding);
     pos_ = end;
     if (callbacks.on_field) callbacks.on_field(key, std::string_view(batch_.data(), len), offset);
 }
@@ -157,7 +162,7 @@ void JsonStreamer::stream_array(std::string_view key, const JsonStreamCallbacks&
         if (count == 0) return;
         batch_.push_back(']');
         size_t len = batch_.size();
-        batch_.resize(len + kJsonPadding, '\0');
+        std::memset(batch_.prepare(kJsonPadding), 0, kJsonPadding);
         callbacks.on_batch(key, std::string_view(batch_.data(), len), starts_, start_offsets_);
         batch_.clear();
         batch_.push_back('[');
@@ -178,7 +183,7 @@ void JsonStreamer::stream_array(std::string_view key, const JsonStreamCallbacks&
         if (count > 0) batch_.push_back(',');
         starts_.push_back(static_cast<uint32_t>(batch_.size()));
         start_offsets_.push_back(offset_of(pos_));
-        batch_.insert(batch_.end(), buf_.data() + pos_, buf_.data() + end);
+        batch_.append(buf_.data() + pos_, end - pos_);
         ++count;
         pos_ = end;
         c = peek_non_ws();

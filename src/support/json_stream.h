@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "support/byte_source.h"
+#include "support/grow_buffer.h"
 
 namespace mimic {
 
@@ -57,11 +58,11 @@ private:
 
     ByteSource& source_;
     size_t batch_bytes_;
-    std::vector<char> buf_;
+    GrowBuffer buf_;
     size_t pos_ = 0;
     uint64_t base_offset_ = 0;  // stream offset of buf_[0]
     bool eof_ = false;
-    std::vector<char> batch_;
+    GrowBuffer batch_;
     std::vector<uint32_t> starts_;
     std::vector<uint64_t> start_offsets_;
 };
