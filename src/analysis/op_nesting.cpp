@@ -1,0 +1,49 @@
+#include "analysis/op_nesting.h"
+
+namespace mimic::analysis {
+
+std::vector<NodeIndex> parents_first_order(const Trace& trace) {
+    const uint32_t n = static_cast<uint32_t>(trace.nodes.size());
+    std::vector<NodeIndex> order;
+    order.reserve(n);
+    std::vector<NodeIndex> stack;
+    // Trace::finalize cut parent cycles, so every node hangs below exactly one
+    // node without a parent and this walk reaches each node once.
+    for (NodeIndex start : trace.execution_order()) {
+        if (trace.parent_of(start) != kNoNode) continue;
+        stack.push_back(start);
+        while (!stack.empty()) {
+            NodeIndex cur = stack.back();
+            stack.pop_back();
+            order.push_back(cur);
+            // Push children in reverse so they come out in execution order.
+            for (const NodeIndex* c = trace.children_end(cur); c != trace.children_begin(cur);) stack.push_back(*--c);
+        }
+    }
+    return order;
+}
+
+OpNesting compute_op_nesting(const Trace& trace, const std::vector<OpCategory>& categories) {
+    OpNesting out;
+    out.order = parents_first_order(trace);
+    out.top_level_owner.assign(trace.nodes.size(), kNoNode);
+    // A Chakra node's ctrl_deps are ordering edges (the previous op on the
+    // thread, the launch before a kernel), not "runs inside": its nodes are flat
+    // and each duration is the node's own.
+    const bool flat = trace.format == TraceFormat::Chakra;
+    for (NodeIndex i : out.order) {
+        if (flat) {
+            if (is_operator(categories[i.value])) out.top_level_owner[i.value] = i;
+            continue;
+        }
+        const NodeIndex parent = trace.parent_of(i);
+        const NodeIndex inherited = parent == kNoNode ? kNoNode : out.top_level_owner[parent.value];
+        if (inherited != kNoNode)
+            out.top_level_owner[i.value] = inherited;
+        else if (is_operator(categories[i.value]))
+            out.top_level_owner[i.value] = i;
+    }
+    return out;
+}
+
+}  // namespace mimic::analysis

@@ -1,0 +1,42 @@
+#include "analysis/replayability.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace mimic::analysis {
+
+ReplayCoverage replay_coverage(const Trace& trace, const std::vector<OpCategory>& categories,
+                               const OpNesting& nesting, const SchemaOracle& oracle, size_t max_blockers) {
+    ReplayCoverage cov;
+    cov.kernels_checked = static_cast<bool>(oracle);
+    // A trace repeats a few hundred schemas over many nodes: ask once per schema.
+    std::unordered_map<StrId, bool> registered;
+    std::unordered_map<StrId, uint64_t> blocked_by_name;
+    for (NodeIndex n : nesting.order) {
+        if (!is_top_level_operator(nesting, n) || !is_operator(categories[n.value])) continue;
+        const Node& node = trace.nodes[n.value];
+        ++cov.total;
+        bool ok = false;
+        if (trace.str(node.op_schema).empty()) {
+            ++cov.without_schema;
+        } else if (!oracle) {
+            ok = true;
+        } else {
+            auto [it, fresh] = registered.try_emplace(node.op_schema, false);
+            if (fresh) it->second = oracle(trace.str(node.op_schema));
+            ok = it->second;
+            if (!ok) ++cov.not_registered;
+        }
+        if (ok)
+            ++cov.replayable;
+        else
+            ++blocked_by_name[node.name];
+    }
+    for (const auto& [name, count] : blocked_by_name) cov.blockers.emplace_back(std::string(trace.str(name)), count);
+    std::sort(cov.blockers.begin(), cov.blockers.end(),
+              [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+    if (cov.blockers.size() > max_blockers) cov.blockers.resize(max_blockers);
+    return cov;
+}
+
+}  // namespace mimic::analysis

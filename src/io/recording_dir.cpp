@@ -1,0 +1,161 @@
+#include "io/recording_dir.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include <simdjson.h>
+
+#include "io/trace_loader.h"
+#include "support/byte_source.h"
+#include "support/error.h"
+
+namespace mimic {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kEtNames[] = {"et.json.gz", "et.json"};
+constexpr const char* kProfileName = "profile.json";
+constexpr const char* kMetaName = "meta.json";
+
+bool find_recording(const fs::path& dir, TraceInput& out) {
+    for (const char* name : kEtNames) {
+        std::error_code ec;
+        if (!fs::is_regular_file(dir / name, ec)) continue;
+        out.trace_path = (dir / name).string();
+        out.profile_path = fs::is_regular_file(dir / kProfileName, ec) ? (dir / kProfileName).string() : "";
+        out.meta_path = fs::is_regular_file(dir / kMetaName, ec) ? (dir / kMetaName).string() : "";
+        return true;
+    }
+    return false;
+}
+
+// A file in a rank directory is a trace if it reads as an ET (a JSON object
+// with "nodes" or "schema" near the top) or a Chakra stream; meta.json,
+// job.json and profiler traces beside it are not.
+bool looks_like_trace(const fs::path& file) {
+    const std::string path = file.string();
+    const FileKind kind = detect_file_kind(path);
+    if (kind == FileKind::Chakra) return true;
+    if (kind != FileKind::PyTorchEt) return false;
+    ByteSource src(path);
+    std::vector<char> head;
+    while (head.size() < 4096 && src.read(head, 4096 - head.size()) > 0) {
+    }
+    const std::string_view text(head.data(), head.size());
+    return text.find("\"nodes\"") != std::string_view::npos || text.find("\"schema\"") != std::string_view::npos;
+}
+
+// "rank10" after "rank9", "x.10.et" after "x.9.et": compare runs of digits as numbers.
+bool natural_less(const std::string& a, const std::string& b) {
+    size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+            size_t ie = i, je = j;
+            while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
+            while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
+            std::string_view na(a.data() + i, ie - i), nb(b.data() + j, je - j);
+            while (na.size() > 1 && na.front() == '0') na.remove_prefix(1);
+            while (nb.size() > 1 && nb.front() == '0') nb.remove_prefix(1);
+            if (na.size() != nb.size()) return na.size() < nb.size();
+            if (na != nb) return na < nb;
+            i = ie;
+            j = je;
+        } else {
+            if (a[i] != b[j]) return a[i] < b[j];
+            ++i;
+            ++j;
+        }
+    }
+    return a.size() - i < b.size() - j;
+}
+
+void expand_directory(const fs::path& dir, std::vector<TraceInput>& out) {
+    TraceInput one;
+    if (find_recording(dir, one)) {
+        out.push_back(std::move(one));
+        return;
+    }
+    std::vector<std::string> entries;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) entries.push_back(entry.path().filename().string());
+    if (ec) fail({dir.string(), -1, -1, ""}, "cannot list directory: " + ec.message());
+    std::sort(entries.begin(), entries.end(), natural_less);
+    const size_t before = out.size();
+    for (const std::string& name : entries) {
+        const fs::path p = dir / name;
+        TraceInput input;
+        if (fs::is_directory(p, ec)) {
+            if (find_recording(p, input)) out.push_back(std::move(input));
+        } else if (fs::is_regular_file(p, ec) && looks_like_trace(p)) {
+            input.trace_path = p.string();
+            out.push_back(std::move(input));
+        }
+    }
+    if (out.size() == before)
+        fail({dir.string(), -1, -1, ""},
+             "no trace in this directory (expected et.json.gz, rank subdirectories or trace files)");
+}
+
+}  // namespace
+
+std::vector<TraceInput> expand_trace_inputs(const std::vector<std::string>& paths) {
+    std::vector<TraceInput> out;
+    for (const std::string& path : paths) {
+        std::error_code ec;
+        const fs::file_status st = fs::status(path, ec);
+        if (ec || !fs::exists(st)) fail({path, -1, -1, ""}, "no such file or directory");
+        if (fs::is_directory(st))
+            expand_directory(path, out);
+        else
+            out.push_back({path, "", ""});
+    }
+    return out;
+}
+
+void apply_recording_meta(Trace& trace, const std::string& meta_path) {
+    const std::string text = read_whole_file(meta_path);
+    simdjson::dom::parser parser;
+    simdjson::padded_string padded(text);
+    simdjson::dom::object meta;
+    if (parser.parse(padded).get_object().get(meta) != simdjson::SUCCESS)
+        fail({meta_path, -1, -1, ""}, "not a JSON object");
+    auto int_field = [&](std::string_view key, int64_t& out) {
+        simdjson::dom::element e;
+        if (meta[key].get(e) != simdjson::SUCCESS || e.is_null()) return;
+        if (e.get_int64().get(out) != simdjson::SUCCESS) fail({meta_path, -1, -1, std::string(key)}, "expected an integer");
+    };
+    int_field("rank", trace.rank);
+    int_field("world_size", trace.world_size);
+
+    simdjson::dom::element groups_el;
+    if (!trace.process_groups.empty() || meta["process_groups"].get(groups_el) != simdjson::SUCCESS ||
+        groups_el.is_null())
+        return;
+    simdjson::dom::array groups;
+    if (groups_el.get_array().get(groups) != simdjson::SUCCESS)
+        fail({meta_path, -1, -1, "process_groups"}, "expected a list");
+    for (simdjson::dom::element g : groups) {
+        ProcessGroup pg;
+        std::string_view s;
+        int64_t i = 0;
+        // Groups this rank is not in have no name here; a trace never refers to them.
+        if (g["pg_name"].get_string().get(s) != simdjson::SUCCESS) continue;
+        pg.name = std::string(s);
+        if (g["backend"].get_string().get(s) == simdjson::SUCCESS) pg.backend = std::string(s);
+        if (g["group_size"].get_int64().get(i) == simdjson::SUCCESS) pg.size = i;
+        if (g["created_by"].get_string().get(s) == simdjson::SUCCESS && s == "init_process_group") pg.desc = "default_pg";
+        simdjson::dom::array ranks;
+        if (g["ranks"].get_array().get(ranks) == simdjson::SUCCESS) {
+            for (simdjson::dom::element r : ranks) {
+                if (r.get_int64().get(i) != simdjson::SUCCESS)
+                    fail({meta_path, -1, -1, "process_groups.ranks"}, "expected integer ranks");
+                pg.ranks.push_back(i);
+            }
+        }
+        trace.process_groups.push_back(std::move(pg));
+    }
+}
+
+}  // namespace mimic

@@ -1,0 +1,31 @@
+// What a command that takes traces is given: files, a directory `mimic record`
+// wrote (DIR/et.json.gz, DIR/profile.json, DIR/meta.json), or a directory of
+// ranks (DIR/rank0/, DIR/rank1/... or PREFIX.0.et, PREFIX.1.et...). This
+// expands them into one input per rank and reads meta.json's rank, world size
+// and process groups into the trace, which torch 1.13's ET does not carry.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "trace/trace.h"
+
+namespace mimic {
+
+struct TraceInput {
+    std::string trace_path;
+    std::string profile_path;  // "" when there is none
+    std::string meta_path;     // "" when there is none
+};
+
+// Files are taken as they are; directories are expanded (ranks in numeric
+// order). Throws mimic::Error for a path that does not exist or a directory
+// with no trace in it.
+std::vector<TraceInput> expand_trace_inputs(const std::vector<std::string>& paths);
+
+// Sets trace.rank and trace.world_size from meta.json, and its process groups
+// when the trace has none of its own. Throws mimic::Error naming the file and
+// field on malformed JSON or a field of the wrong type.
+void apply_recording_meta(Trace& trace, const std::string& meta_path);
+
+}  // namespace mimic

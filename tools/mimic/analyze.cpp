@@ -1,0 +1,131 @@
+// mimic analyze TRACE... [--profile P] [--json FILE|-] [--top N]
+// Reads one trace per rank (files, a `mimic record` directory, or a directory
+// of ranks), links a profile where there is one, and prints the analysis.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/report.h"
+#include "analysis/report_json.h"
+#include "analysis/report_table.h"
+#include "command.h"
+#include "io/kineto_reader.h"
+#include "io/recording_dir.h"
+#include "io/trace_loader.h"
+#include "link/link_profile.h"
+#include "support/error.h"
+#ifdef MIMIC_HAVE_TORCH
+#include "replay/op_registry.h"
+#endif
+
+namespace mimic::cli {
+namespace {
+
+struct AnalyzeArgs {
+    std::vector<std::string> traces;
+    std::string profile;
+    std::string json;
+    size_t top = 20;
+};
+
+analysis::LinkSummary summarize_link(const LinkStats& s) {
+    analysis::LinkSummary out;
+    out.present = true;
+    out.stats = {
+        {"linkable_nodes", double(s.linkable)},
+        {"linked_nodes", double(s.linked)},
+        {"operators", double(s.operators)},
+        {"operators_linked", double(s.operators_linked)},
+        {"by_record_function_id", double(s.by_record_function_id)},
+        {"in_order", double(s.in_order)},
+        {"rf_id_name_mismatches", double(s.rf_id_name_mismatches)},
+        {"profile_host_events", double(s.profile_host_events)},
+        {"profile_host_events_linked", double(s.profile_host_events_linked)},
+        {"profile_device_events", double(s.profile_device_events)},
+        {"kernels_attached", double(s.kernels_attached)},
+        {"memcpys_attached", double(s.memcpys_attached)},
+        {"memsets_attached", double(s.memsets_attached)},
+    };
+    return out;
+}
+
+void print_warnings(const Trace& trace) {
+    constexpr size_t kShown = 5;
+    for (size_t i = 0; i < trace.warnings.size() && i < kShown; ++i)
+        std::fprintf(stderr, "mimic: warning: %s: %s\n", trace.source_path.c_str(), trace.warnings[i].message.c_str());
+    if (trace.warnings.size() > kShown)
+        std::fprintf(stderr, "mimic: warning: %s: %zu more warnings\n", trace.source_path.c_str(),
+                     trace.warnings.size() - kShown);
+}
+
+analysis::Report analyze_input(const TraceInput& input, const analysis::AnalysisOptions& options) {
+    Trace trace = load_trace(input.trace_path);
+    if (!input.meta_path.empty()) apply_recording_meta(trace, input.meta_path);
+    analysis::LinkSummary link;
+    if (!input.profile_path.empty()) {
+        const ProfileTrace profile = read_kineto_trace(input.profile_path);
+        link = summarize_link(link_profile(trace, profile));
+    }
+    print_warnings(trace);
+    analysis::Report report = analysis::analyze(trace, options);
+    report.link = std::move(link);
+    return report;
+}
+
+void write_output(const std::string& path, const std::string& text) {
+    if (path == "-") {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        return;
+    }
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!out) fail({path, -1, -1, ""}, "cannot write the JSON report");
+}
+
+int run(const AnalyzeArgs& args) {
+    std::vector<TraceInput> inputs = expand_trace_inputs(args.traces);
+    if (!args.profile.empty()) {
+        if (inputs.size() != 1)
+            fail({args.profile, -1, -1, ""}, "--profile goes with exactly one trace; " + std::to_string(inputs.size()) +
+                                                 " were given (a recording directory brings its own profile.json)");
+        inputs.front().profile_path = args.profile;
+    }
+
+    analysis::AnalysisOptions options;
+#ifdef MIMIC_HAVE_TORCH
+    replay::OpRegistry registry;
+    options.oracle = [&registry](std::string_view schema) { return registry.has_cpu_kernel(schema); };
+#endif
+    std::vector<analysis::Report> reports;
+    reports.reserve(inputs.size());
+    // One trace in memory at a time: each is analysed and dropped before the next is read.
+    for (const TraceInput& input : inputs) reports.push_back(analyze_input(input, options));
+    const analysis::Report merged = analysis::merge_reports(std::move(reports));
+
+    if (!args.json.empty()) write_output(args.json, analysis::report_to_json(merged, args.top));
+    if (args.json != "-") {
+        const std::string table = analysis::report_to_table(merged, args.top);
+        std::fwrite(table.data(), 1, table.size(), stdout);
+    }
+    return 0;
+}
+
+const Registrar registrar{{
+    "analyze",
+    "Counts, categories, iterations, top operators, collectives and replay coverage of traces",
+    [](CLI::App& app) -> RunFn {
+        auto args = std::make_shared<AnalyzeArgs>();
+        app.add_option("traces", args->traces,
+                       "ET (.json/.json.gz), Chakra .et, a `mimic record` directory, or a directory of ranks")
+            ->required();
+        app.add_option("--profile", args->profile, "profiler (Kineto) trace to link to the one trace given");
+        app.add_option("--json", args->json, "also write the report as JSON to FILE ('-': JSON alone on stdout)");
+        app.add_option("--top", args->top, "how many operators to list")->check(CLI::Range(1, 100000));
+        return [args] { return run(*args); };
+    },
+}};
+
+}  // namespace
+}  // namespace mimic::cli
