@@ -68,19 +68,18 @@ OpCategory categorize(NodeKind kind, ChakraNodeType chakra_type, std::string_vie
                       std::string_view kernel_backend, bool is_cpu_op) {
     if (kind == NodeKind::Root || kind == NodeKind::Thread || kind == NodeKind::ProcessGroupInit)
         return OpCategory::Label;
-    // Device work first: an NCCL kernel is a Chakra COMM_COLL node too, but its
-    // time is GPU time, which the host categories must not absorb.
-    if (!is_cpu_op) return OpCategory::Device;
     if (is_communication(chakra_type, name, op_schema)) return OpCategory::Communication;
+    // Before the name tests: cuDNN kernels have "fused" in their names.
+    if (!is_cpu_op) return OpCategory::Device;
     if (is_fused(name, kernel_backend)) return OpCategory::Fused;
     if (!op_schema.empty()) return op_namespace(op_schema) == "aten" ? OpCategory::Aten : OpCategory::Custom;
     return OpCategory::Label;
 }
 
-std::vector<OpCategory> categorize_nodes(const Trace& trace) {
+std::vector<NodeClass> classify_nodes(const Trace& trace) {
     const StrId kernel_backend_key = trace.strings.find("kernel_backend");
     const StrId is_cpu_op_key = trace.strings.find("is_cpu_op");
-    std::vector<OpCategory> out;
+    std::vector<NodeClass> out;
     out.reserve(trace.nodes.size());
     for (const Node& node : trace.nodes) {
         std::string_view backend;
@@ -96,7 +95,8 @@ std::vector<OpCategory> categorize_nodes(const Trace& trace) {
                 if (a.value.kind == ValueKind::Int) cpu = a.value.payload.i != 0;
             }
         }
-        out.push_back(categorize(node.kind, node.chakra_type, trace.name(node), trace.str(node.op_schema), backend, cpu));
+        out.push_back({categorize(node.kind, node.chakra_type, trace.name(node), trace.str(node.op_schema), backend, cpu),
+                       !cpu});
     }
     return out;
 }

@@ -30,14 +30,23 @@ constexpr std::array<OpCategory, kCategoryCount> kAllCategories = {
 // Stable lowercase key used in reports: "aten", "fused", "custom", "communication", "label", "device".
 std::string_view category_key(OpCategory c);
 
-// Host operators are the nodes a profiler shows as ops: every category but
-// labels and device work. Only operators hide the time of what runs inside them.
 inline bool is_operator(OpCategory c) { return c != OpCategory::Label && c != OpCategory::Device; }
 
-// The category of each node, by position in Trace::nodes.
-std::vector<OpCategory> categorize_nodes(const Trace& trace);
+struct NodeClass {
+    OpCategory category = OpCategory::Label;
+    bool on_device = false;  // device work: a Chakra node with is_cpu_op false
+    // Host operators are the nodes a profiler shows as ops: every category but
+    // labels and device work. Only they hide the time of what runs inside them,
+    // and only they are what a replay calls.
+    bool is_host_operator() const { return !on_device && is_operator(category); }
+};
+
+// The class of each node, by position in Trace::nodes.
+std::vector<NodeClass> classify_nodes(const Trace& trace);
 
 // The category from a node's name, op schema and Triton/CPU attributes alone.
+// Device work is "device" unless it is communication (an NCCL kernel written
+// as a Chakra COMM_COLL node): what the work is decides the category.
 // `kernel_backend` is the node's kernel_backend attr ("" if none); `is_cpu_op`
 // is false only for Chakra nodes that say so.
 OpCategory categorize(NodeKind kind, ChakraNodeType chakra_type, std::string_view name, std::string_view op_schema,

@@ -189,7 +189,7 @@ bool is_c10d_op(const Trace& trace, const Node& node) {
 
 }  // namespace
 
-std::vector<CollectiveCall> find_collectives(const Trace& trace, const std::vector<OpCategory>& categories,
+std::vector<CollectiveCall> find_collectives(const Trace& trace, const std::vector<NodeClass>& classes,
                                              const OpNesting& nesting, const NodeTimes& times) {
     CollectiveReader reader(trace, times);
     std::vector<CollectiveCall> calls;
@@ -229,14 +229,14 @@ std::vector<CollectiveCall> find_collectives(const Trace& trace, const std::vect
     }
     for (NodeIndex n : trace.execution_order()) {
         const Node& node = trace.nodes[n.value];
-        if (categories[n.value] != OpCategory::Communication) continue;
+        if (classes[n.value].category != OpCategory::Communication) continue;
         if (trace.name(node) == "record_param_comms") {
             CollectiveCall c;
             if (reader.read_param_comms(n, c)) calls.push_back(std::move(c));
         } else if (is_c10d_op(trace, node) && !described[n.value]) {
             // A c10d:: op inside another communication op is part of that call.
             const NodeIndex owner = nesting.top_level_owner[n.value];
-            if (owner != n && owner != kNoNode && categories[owner.value] == OpCategory::Communication) continue;
+            if (owner != n && owner != kNoNode && classes[owner.value].category == OpCategory::Communication) continue;
             CollectiveCall c = reader.read_dispatcher_op(n);
             if (c.collective.find("wait") == std::string::npos) calls.push_back(std::move(c));
         }

@@ -32,7 +32,7 @@ struct CollectiveCall {
     double duration_us = 0;    // inclusive, when timed
 };
 
-std::vector<CollectiveCall> find_collectives(const Trace& trace, const std::vector<OpCategory>& categories,
+std::vector<CollectiveCall> find_collectives(const Trace& trace, const std::vector<NodeClass>& classes,
                                              const OpNesting& nesting, const NodeTimes& times);
 
 // Calls of one collective on one process group, on one rank.

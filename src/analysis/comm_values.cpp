@@ -60,6 +60,7 @@ std::vector<std::string_view> schema_argument_names(std::string_view schema) {
         std::string_view piece = schema.substr(piece_start, end - piece_start);
         if (size_t eq = piece.find('='); eq != std::string_view::npos) piece = piece.substr(0, eq);
         while (!piece.empty() && std::isspace(static_cast<unsigned char>(piece.back()))) piece.remove_suffix(1);
+        while (!piece.empty() && std::isspace(static_cast<unsigned char>(piece.front()))) piece.remove_prefix(1);
         const size_t space = piece.find_last_of(" \t");
         if (space == std::string_view::npos) return;  // "*" (keyword-only marker) or an empty list
         names.push_back(piece.substr(space + 1));

@@ -39,7 +39,7 @@ Iteration describe(const Trace& trace, const NodeTimes& times, NodeIndex label, 
 
 }  // namespace
 
-IterationScan find_iterations(const Trace& trace, const std::vector<OpCategory>& categories, const NodeTimes& times) {
+IterationScan find_iterations(const Trace& trace, const std::vector<NodeClass>& classes, const NodeTimes& times) {
     IterationScan scan;
     // A Chakra node's parent link is an ordering edge, so no label there has a
     // subtree to span.
@@ -53,7 +53,7 @@ IterationScan find_iterations(const Trace& trace, const std::vector<OpCategory>&
         const std::string_view name = trace.name(node);
         if (name.substr(0, kProfilerStep.size()) == kProfilerStep)
             steps.push_back(n);
-        else if (node.kind == NodeKind::Label && categories[n.value] == OpCategory::Label && is_thread_top(trace, n))
+        else if (node.kind == NodeKind::Label && classes[n.value].category == OpCategory::Label && is_thread_top(trace, n))
             top_labels[name].push_back(n);
     }
     std::vector<NodeIndex> stack;

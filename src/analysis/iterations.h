@@ -32,6 +32,6 @@ struct IterationScan {
     std::vector<Iteration> iterations;  // in execution order
 };
 
-IterationScan find_iterations(const Trace& trace, const std::vector<OpCategory>& categories, const NodeTimes& times);
+IterationScan find_iterations(const Trace& trace, const std::vector<NodeClass>& classes, const NodeTimes& times);
 
 }  // namespace mimic::analysis

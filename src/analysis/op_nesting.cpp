@@ -23,7 +23,7 @@ std::vector<NodeIndex> parents_first_order(const Trace& trace) {
     return order;
 }
 
-OpNesting compute_op_nesting(const Trace& trace, const std::vector<OpCategory>& categories) {
+OpNesting compute_op_nesting(const Trace& trace, const std::vector<NodeClass>& classes) {
     OpNesting out;
     out.order = parents_first_order(trace);
     out.top_level_owner.assign(trace.nodes.size(), kNoNode);
@@ -33,14 +33,14 @@ OpNesting compute_op_nesting(const Trace& trace, const std::vector<OpCategory>& 
     const bool flat = trace.format == TraceFormat::Chakra;
     for (NodeIndex i : out.order) {
         if (flat) {
-            if (is_operator(categories[i.value])) out.top_level_owner[i.value] = i;
+            if (classes[i.value].is_host_operator()) out.top_level_owner[i.value] = i;
             continue;
         }
         const NodeIndex parent = trace.parent_of(i);
         const NodeIndex inherited = parent == kNoNode ? kNoNode : out.top_level_owner[parent.value];
         if (inherited != kNoNode)
             out.top_level_owner[i.value] = inherited;
-        else if (is_operator(categories[i.value]))
+        else if (classes[i.value].is_host_operator())
             out.top_level_owner[i.value] = i;
     }
     return out;

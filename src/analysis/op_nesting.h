@@ -23,7 +23,7 @@ struct OpNesting {
     std::vector<NodeIndex> order;  // parents_first_order(), kept for later passes
 };
 
-OpNesting compute_op_nesting(const Trace& trace, const std::vector<OpCategory>& categories);
+OpNesting compute_op_nesting(const Trace& trace, const std::vector<NodeClass>& classes);
 
 inline bool is_top_level_operator(const OpNesting& nesting, NodeIndex n) {
     return nesting.top_level_owner[n.value] == n;

@@ -5,7 +5,7 @@
 
 namespace mimic::analysis {
 
-ReplayCoverage replay_coverage(const Trace& trace, const std::vector<OpCategory>& categories,
+ReplayCoverage replay_coverage(const Trace& trace, const std::vector<NodeClass>& classes,
                                const OpNesting& nesting, const SchemaOracle& oracle, size_t max_blockers) {
     ReplayCoverage cov;
     cov.kernels_checked = static_cast<bool>(oracle);
@@ -13,7 +13,7 @@ ReplayCoverage replay_coverage(const Trace& trace, const std::vector<OpCategory>
     std::unordered_map<StrId, bool> registered;
     std::unordered_map<StrId, uint64_t> blocked_by_name;
     for (NodeIndex n : nesting.order) {
-        if (!is_top_level_operator(nesting, n) || !is_operator(categories[n.value])) continue;
+        if (!is_top_level_operator(nesting, n) || !classes[n.value].is_host_operator()) continue;
         const Node& node = trace.nodes[n.value];
         ++cov.total;
         bool ok = false;

@@ -35,7 +35,7 @@ struct ReplayCoverage {
 };
 
 // `oracle` may be empty: then having a schema is enough.
-ReplayCoverage replay_coverage(const Trace& trace, const std::vector<OpCategory>& categories,
+ReplayCoverage replay_coverage(const Trace& trace, const std::vector<NodeClass>& classes,
                                const OpNesting& nesting, const SchemaOracle& oracle, size_t max_blockers = 10);
 
 }  // namespace mimic::analysis

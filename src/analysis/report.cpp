@@ -51,8 +51,8 @@ void add_distinct(std::string& joined, std::string_view value) {
 
 Report analyze(const Trace& trace, const AnalysisOptions& options) {
     Report r;
-    const std::vector<OpCategory> categories = categorize_nodes(trace);
-    const OpNesting nesting = compute_op_nesting(trace, categories);
+    const std::vector<NodeClass> classes = classify_nodes(trace);
+    const OpNesting nesting = compute_op_nesting(trace, classes);
     const NodeTimes times(trace, time_source_of(trace));
 
     r.schema_version = trace.schema_version;
@@ -63,17 +63,17 @@ Report analyze(const Trace& trace, const AnalysisOptions& options) {
     std::unordered_map<StrId, OperatorStats> by_name;
     for (NodeIndex n : nesting.order) {
         const Node& node = trace.nodes[n.value];
-        const OpCategory cat = categories[n.value];
+        const OpCategory cat = classes[n.value].category;
         const NodeIndex owner = nesting.top_level_owner[n.value];
         CategoryStats& own = r.categories[static_cast<size_t>(cat)];
         ++own.count;
         if (owner == n || owner == kNoNode) ++own.top_level;
         const double self = times.self_us(n);
-        const OpCategory charged = owner == kNoNode ? cat : categories[owner.value];
+        const OpCategory charged = owner == kNoNode ? cat : classes[owner.value].category;
         r.categories[static_cast<size_t>(charged)].self_us += self;
         r.total_self_us += self;
         if (!trace.str(node.op_schema).empty()) ++r.operators_with_schema;
-        if (!is_operator(cat)) continue;
+        if (!classes[n.value].is_host_operator()) continue;
         ++r.operators;
         if (owner == n) ++r.top_level_operators;
         OperatorStats& op = by_name[node.name];
@@ -88,14 +88,14 @@ Report analyze(const Trace& trace, const AnalysisOptions& options) {
     for (auto& [id, stats] : by_name) r.operators_by_time.push_back(std::move(stats));
     sort_operators(r.operators_by_time);
 
-    IterationScan scan = find_iterations(trace, categories, times);
+    IterationScan scan = find_iterations(trace, classes, times);
     r.iteration_method = scan.method;
     r.iteration_marker = scan.marker;
     r.iterations = std::move(scan.iterations);
 
-    r.collectives = summarize_collectives(find_collectives(trace, categories, nesting, times), trace.rank);
+    r.collectives = summarize_collectives(find_collectives(trace, classes, nesting, times), trace.rank);
     r.process_groups = trace.process_groups;
-    r.replay = replay_coverage(trace, categories, nesting, options.oracle);
+    r.replay = replay_coverage(trace, classes, nesting, options.oracle);
 
     r.device_events = trace.device_events.size();
     for (const DeviceEvent& e : trace.device_events) r.device_busy_us += e.duration_us;

@@ -20,7 +20,7 @@ namespace mimic::analysis {
 
 struct CategoryStats {
     uint64_t count = 0;      // every node of the category
-    uint64_t top_level = 0;  // of those, the ones with no operator above them
+    uint64_t top_level = 0;  // of those, the ones with no host operator above them
     // Time charged to the category: each node's exclusive time goes to the
     // category of its top-level operator (its own when it has none), so the
     // categories add up to the trace's total without counting nesting twice.
@@ -60,7 +60,7 @@ struct Report {
     std::vector<InputSummary> inputs;
     std::string schema_version;  // the inputs' version(s), comma separated when they differ
     uint64_t nodes = 0;
-    uint64_t operators = 0;            // nodes in an operator category
+    uint64_t operators = 0;            // host operators: nodes in an operator category, not on a device
     uint64_t top_level_operators = 0;
     uint64_t operators_with_schema = 0;
     std::string time_source = "none";  // "none", "profile", "chakra" or "mixed"
