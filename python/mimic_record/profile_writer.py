@@ -1,0 +1,105 @@
+"""profile.json: the profiled iteration as a Kineto-format Chrome trace.
+
+Debian's torch 1.13 is built without Kineto, so export_chrome_trace() writes events with empty
+args. The in-memory events (prof.profiler.kineto_results.events()) still hold everything the
+linker needs, and we write them the way Kineto would:
+- host ops: {"ph": "X", "cat": "cpu_op" (or "user_annotation" for record_function labels),
+  "args": {"External id": <profiler correlation id>, "Record function id": <ET rf_id>,
+  "Sequence number", "Fwd thread id", "Input Dims", "Input type"}}
+- memory: {"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "args": {"Bytes", ...}}
+"Record function id" is written only for events paired with an ET node of the same name (see
+align.py); "External id" is always the profiler's own correlation id, as in Kineto.
+`tid` is the profiler's sequential thread id, the same number the ET writes as `tid`.
+"""
+
+import json
+import os
+
+from .align import link_rf_ids
+
+_USER_SCOPE = 7  # at::RecordScope::USER_SCOPE: record_function labels
+
+
+def _scope(event):
+    scope = event.scope()
+    return int(scope) if not hasattr(scope, "value") else int(scope.value)
+
+
+def _is_memory(event):
+    return event.name() == "[memory]"
+
+
+def profile_ops(events):
+    """(tid, correlation_id, name, input shapes, start_us) of the op events (memory records
+    carry no correlation id)."""
+    return [(e.start_thread_id(), e.correlation_id(), e.name(), [list(x) for x in e.shapes()],
+             e.start_us())
+            for e in events if not _is_memory(e) and e.correlation_id() > 0]
+
+
+def build_trace(events, rf_ids, pid, workload):
+    """The Chrome trace dict. rf_ids: {(tid, correlation_id): rf_id} from align.link_rf_ids."""
+    trace_events = []
+    net_allocated_bytes = 0
+    peak_net_allocated_bytes = 0
+    threads = set()
+    for index, e in enumerate(events):
+        tid = e.start_thread_id()
+        threads.add(tid)
+        if _is_memory(e):
+            net_allocated_bytes += e.nbytes()
+            peak_net_allocated_bytes = max(peak_net_allocated_bytes, net_allocated_bytes)
+            trace_events.append({
+                "ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]",
+                "pid": pid, "tid": tid, "ts": e.start_us(),
+                "args": {"Device Type": 0, "Device Id": -1, "Bytes": e.nbytes(),
+                         # allocated minus freed since the profiler started, not the allocator total
+                         "Net Allocated Since Start": net_allocated_bytes},
+            })
+            continue
+        corr = e.correlation_id()
+        args = {"External id": corr}
+        rf_id = rf_ids.get((tid, corr))
+        if rf_id is not None:
+            args["Record function id"] = rf_id
+        args["Ev Idx"] = index
+        if e.sequence_nr() >= 0:
+            args["Fwd thread id"] = e.fwd_thread_id()
+            args["Sequence number"] = e.sequence_nr()
+        shapes = e.shapes()
+        if shapes:
+            args["Input Dims"] = [list(s) for s in shapes]
+            args["Input type"] = list(e.dtypes())
+        trace_events.append({
+            "ph": "X",
+            "cat": "user_annotation" if _scope(e) == _USER_SCOPE else "cpu_op",
+            "name": e.name(), "pid": pid, "tid": tid,
+            "ts": e.start_us(), "dur": e.duration_us(), "args": args,
+        })
+    trace_events.sort(key=lambda ev: (ev["ts"], -ev.get("dur", 0)))
+    trace_events.append({"name": "process_name", "ph": "M", "ts": 0, "pid": pid, "tid": 0,
+                         "args": {"name": f"mimic_record {workload}"}})
+    for tid in sorted(threads):
+        trace_events.append({"name": "thread_name", "ph": "M", "ts": 0, "pid": pid, "tid": tid,
+                             "args": {"name": f"thread {tid}"}})
+    trace = {
+        "schemaVersion": 1,
+        "traceName": f"mimic_record {workload}",
+        "displayTimeUnit": "ms",
+        "producer": "mimic_record (built from torch.profiler in-memory events; no Kineto)",
+        "traceEvents": trace_events,
+    }
+    return trace, peak_net_allocated_bytes
+
+
+def write_profile(prof, et_doc, path, workload):
+    """Writes profile.json for a finished torch.profiler.profile; returns (rf_id link report, peak bytes)."""
+    events = list(prof.profiler.kineto_results.events())
+    from .et_observer import et_ops
+    rf_ids, report = link_rf_ids(et_ops(et_doc), profile_ops(events))
+    trace, peak = build_trace(events, rf_ids, os.getpid(), workload)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(trace, f, separators=(",", ":"))
+    os.replace(tmp, path)
+    return report, peak

@@ -1,0 +1,158 @@
+"""record_step(): ground-truth timing and one traced iteration of a training step.
+
+The sequence, for a step callable `step_fn` (one full training iteration):
+1. `warmup` untimed calls (allocator, caches, lazy init; DDP builds its buckets here);
+2. `iters` timed, untraced calls: the ground truth a replay is judged against;
+3. one call under the ET observer and the profiler (record_shapes, profile_memory), inside a
+   `ProfilerStep#<n>` record_function label so the iteration is findable in both files.
+Writes OUT/et.json.gz, OUT/profile.json and OUT/meta.json. The traced call is timed too: its
+excess over the untraced median is the instrumentation overhead, saved so replay can correct.
+"""
+
+import gc
+import json
+import os
+import statistics
+import time
+
+import torch
+import torch.distributed as dist
+from torch.profiler import ProfilerActivity, profile, record_function
+
+from . import dist_groups, machine
+from .collectives import CollectiveLog
+from .et_observer import EtObserver
+from .profile_writer import write_profile
+
+META_SCHEMA_VERSION = 1
+ET_FILE = "et.json.gz"
+PROFILE_FILE = "profile.json"
+META_FILE = "meta.json"
+
+
+def _sync():
+    """Waits for queued device work so a wall-clock interval covers the whole iteration."""
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.synchronize()
+
+
+def _barrier():
+    """Lines ranks up before a timed iteration so no rank's time includes waiting for a late peer."""
+    if dist.is_available() and dist.is_initialized():
+        dist.barrier()
+
+
+def _timed(step_fn):
+    _barrier()
+    _sync()
+    start = time.perf_counter_ns()
+    step_fn()
+    _sync()
+    return (time.perf_counter_ns() - start) / 1e6
+
+
+def _write_json(path, doc):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1, sort_keys=False)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def _count_ops(et_doc):
+    return sum(1 for n in et_doc["nodes"] if n.get("op_schema") or n.get("name", "").startswith("aten::"))
+
+
+def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=None,
+                extra_meta=None, log=print):
+    """Records `step_fn` into out_dir (created if missing); returns the meta.json dict.
+
+    step_fn: a callable running one training iteration (forward, loss, backward, optimizer).
+    warmup, iters: untimed and timed untraced iterations before the traced one.
+    label: the record_function label of the traced iteration (default ProfilerStep#<index>).
+    """
+    if warmup < 0 or iters < 1:
+        raise ValueError(f"need warmup >= 0 and iters >= 1, got warmup={warmup} iters={iters}")
+    os.makedirs(out_dir, exist_ok=True)
+    out_dir = os.path.abspath(out_dir)
+
+    for _ in range(warmup):
+        step_fn()
+    gc.collect()
+    untraced_ms = [_timed(step_fn) for _ in range(iters)]
+    median_ms = statistics.median(untraced_ms)
+    log(f"mimic_record: {workload}: untraced median {median_ms:.2f} ms over {iters} iterations")
+
+    label = label or f"ProfilerStep#{warmup + iters}"
+    et_json = os.path.join(out_dir, ".et.json.partial")
+    observer = EtObserver(et_json)
+    gc.collect()
+    _barrier()
+    completed = False
+    try:
+        with profile(activities=[ProfilerActivity.CPU], record_shapes=True,
+                     profile_memory=True) as prof:
+            # The observer starts inside the profiler and stops before it, so every ET node
+            # has a profiler event; the label is inside both.
+            observer.start()
+            _sync()
+            start = time.perf_counter_ns()
+            with CollectiveLog() as comms, record_function(label):
+                step_fn()
+            _sync()
+            traced_ms = (time.perf_counter_ns() - start) / 1e6
+            observer.stop()
+        completed = True
+    finally:
+        observer.close()
+        if not completed and os.path.exists(et_json):
+            os.remove(et_json)
+    et_doc = observer.finish(os.path.join(out_dir, ET_FILE))
+
+    if torch.autograd.kineto_available():
+        # A real Kineto build writes the reference format itself, device events included.
+        prof.export_chrome_trace(os.path.join(out_dir, PROFILE_FILE))
+        link_report, peak_bytes, profile_source = None, None, "kineto export_chrome_trace"
+    else:
+        link_report, peak_bytes = write_profile(prof, et_doc, os.path.join(out_dir, PROFILE_FILE),
+                                                workload)
+        profile_source = "mimic_record from torch.profiler in-memory events"
+
+    overhead_ms = traced_ms - median_ms
+    et_op_count = _count_ops(et_doc)
+    meta = {
+        "meta_schema_version": META_SCHEMA_VERSION,
+        "workload": workload,
+        "et_file": ET_FILE,
+        "profile_file": PROFILE_FILE,
+        "et_schema": et_doc.get("schema"),
+        "et_observer": observer.class_name,
+        "et_nodes": len(et_doc["nodes"]),
+        "profile_source": profile_source,
+        "iteration_label": label,
+        "warmup": warmup,
+        "iters": iters,
+        "untraced_iteration_ms": [round(x, 4) for x in untraced_ms],
+        "untraced_median_ms": round(median_ms, 4),
+        "untraced_min_ms": round(min(untraced_ms), 4),
+        "traced_iteration_ms": round(traced_ms, 4),
+        # Observer + profiler cost inside the traced iteration; spread over its operators.
+        "instrumentation_overhead_ms": round(overhead_ms, 4),
+        "instrumentation_overhead_ratio": round(traced_ms / median_ms, 4) if median_ms > 0 else None,
+        "instrumentation_overhead_per_op_us": round(overhead_ms * 1000 / et_op_count, 3) if et_op_count else None,
+        "traced_peak_net_allocated_bytes": peak_bytes,
+        "rf_id_link": link_report,
+        "recorded_unix_time": round(time.time(), 3),
+    }
+    meta.update(machine.describe())
+    groups = dist_groups.snapshot()
+    meta.update(groups if groups else {"rank": 0, "world_size": 1, "backend": None, "process_groups": []})
+    # torch.distributed calls made from Python in the traced iteration, in order (see collectives.py)
+    meta["python_collectives"] = comms.calls
+    if extra_meta:
+        meta.update(extra_meta)
+    _write_json(os.path.join(out_dir, META_FILE), meta)
+    linked = f", {link_report['linked']}/{link_report['profile_ops']} profiler ops linked to ET rf_ids" if link_report else ""
+    log(f"mimic_record: {workload}: traced iteration {traced_ms:.2f} ms "
+        f"(overhead {overhead_ms:+.2f} ms), {len(et_doc['nodes'])} ET nodes{linked} -> {out_dir}")
+    return meta

@@ -1,0 +1,111 @@
+"""Checks a directory written by `mimic record` (used by tests/cli/record_*.sh).
+
+    check_recording.py DIR --workload NAME [--nproc N]
+
+For each recording (DIR, or DIR/rank<r> with --nproc): et.json.gz is gzip JSON with schema
+1.0.1 and a node named after the iteration label; profile.json is a Chrome trace whose op
+events carry a "Record function id" naming an ET node of the same name, covering every ET op;
+meta.json has the keys replay and analysis read. Prints one line per recording; exit 1 on the
+first failure with the reason.
+"""
+
+import argparse
+import gzip
+import json
+import os
+import statistics
+import sys
+
+META_KEYS = ("meta_schema_version", "workload", "torch_version", "intra_op_threads", "cpu_model",
+             "hostname", "rank", "world_size", "process_groups", "warmup", "iters",
+             "untraced_iteration_ms", "untraced_median_ms", "traced_iteration_ms",
+             "instrumentation_overhead_ms", "iteration_label", "et_schema", "rf_id_link")
+
+
+class CheckError(Exception):
+    pass
+
+
+def _require(cond, message):
+    if not cond:
+        raise CheckError(message)
+
+
+def check_one(d, workload, rank, world_size):
+    with open(os.path.join(d, "et.json.gz"), "rb") as f:
+        _require(f.read(2) == b"\x1f\x8b", "et.json.gz is not gzip")
+    et = json.load(gzip.open(os.path.join(d, "et.json.gz")))
+    meta = json.load(open(os.path.join(d, "meta.json")))
+    profile = json.load(open(os.path.join(d, "profile.json")))
+
+    missing = [k for k in META_KEYS if k not in meta]
+    _require(not missing, f"meta.json lacks {missing}")
+    _require(meta["workload"] == workload, f"meta workload {meta['workload']!r} != {workload!r}")
+    _require(meta["rank"] == rank and meta["world_size"] == world_size,
+             f"meta rank/world_size {meta['rank']}/{meta['world_size']} != {rank}/{world_size}")
+    times = meta["untraced_iteration_ms"]
+    _require(len(times) == meta["iters"] and all(t > 0 for t in times), "bad untraced_iteration_ms")
+    _require(abs(statistics.median(times) - meta["untraced_median_ms"]) < 1e-3, "median does not match")
+    _require(meta["traced_iteration_ms"] > 0, "traced_iteration_ms not positive")
+
+    _require(et.get("schema") == "1.0.1", f"ET schema {et.get('schema')!r}, expected 1.0.1")
+    nodes = et["nodes"]
+    label = meta["iteration_label"]
+    _require(any(n["name"] == label for n in nodes), f"no ET node named {label!r}")
+    et_names = {n["rf_id"]: n["name"] for n in nodes if n.get("rf_id", 0) > 0}
+
+    ops = [e for e in profile["traceEvents"] if e.get("ph") == "X"]
+    _require(any(e["cat"] == "cpu_op" for e in ops), "profile.json has no cpu_op events")
+    _require(any(e["cat"] == "user_annotation" and e["name"] == label for e in ops),
+             f"profile.json has no user_annotation {label!r}")
+    linked = {}
+    for e in ops:
+        _require("External id" in e["args"], f"event {e['name']} has no External id")
+        rf = e["args"].get("Record function id")
+        if rf is None:
+            continue
+        _require(et_names.get(rf) == e["name"],
+                 f"profile event {e['name']!r} has Record function id {rf} naming ET node {et_names.get(rf)!r}")
+        _require(rf not in linked, f"Record function id {rf} on two profile events")
+        linked[rf] = e["name"]
+    unlinked = sorted(set(et_names) - set(linked))
+    _require(not unlinked, f"{len(unlinked)} of {len(et_names)} ET ops have no profile event, "
+                           f"e.g. rf_id {unlinked[:3]} {[et_names[r] for r in unlinked[:3]]}")
+
+    if world_size > 1:
+        groups = meta["process_groups"]
+        _require(groups and groups[0]["pg_name"] == "0" and groups[0]["ranks"] == list(range(world_size)),
+                 "default process group missing from meta.json")
+        _require(all(g["backend"] == "gloo" for g in groups), "a group without gloo backend")
+        names = [n["name"] for n in nodes]
+        _require(any(n.startswith("c10d::") or n.startswith("gloo:") for n in names),
+                 "no collective in the ET")
+    print(f"ok {d}: {len(nodes)} ET nodes, {len(linked)} ops linked, "
+          f"untraced median {meta['untraced_median_ms']:.2f} ms, traced {meta['traced_iteration_ms']:.2f} ms")
+    return meta
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("dir")
+    p.add_argument("--workload", required=True)
+    p.add_argument("--nproc", type=int, default=0)
+    a = p.parse_args()
+    try:
+        if a.nproc:
+            job = json.load(open(os.path.join(a.dir, "job.json")))
+            _require(job["world_size"] == a.nproc, "job.json world_size")
+            metas = [check_one(os.path.join(a.dir, f"rank{r}"), a.workload, r, a.nproc) for r in range(a.nproc)]
+            _require(not os.path.exists(os.path.join(a.dir, f"rank{a.nproc}")), "extra rank directory")
+            seqs = [[(c["op"], c["pg_name"]) for c in m["python_collectives"]] for m in metas]
+            _require(all(s == seqs[0] for s in seqs), "ranks logged different collective sequences")
+        else:
+            check_one(a.dir, a.workload, 0, 1)
+    except (CheckError, OSError, KeyError, ValueError) as e:
+        print(f"FAIL {a.dir}: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
