@@ -41,6 +41,12 @@ OpLookup look_up(const std::string& schema) {
     } catch (const c10::Error& e) {
         out.problem = std::string("schema does not parse: ") + e.what_without_backtrace();
         name = name_from_text(schema);
+    } catch (const std::exception& e) {
+        // The schema parser reports syntax errors as torch::jit::ErrorReport,
+        // which is a std::exception but no c10::Error.
+        std::string what = e.what();
+        out.problem = "schema does not parse: " + what.substr(0, what.find('\n'));
+        name = name_from_text(schema);
     }
     if (name.name.empty() || name.name.find("::") == std::string::npos) {
         if (out.problem.empty()) out.problem = "no namespace::name in the schema";
