@@ -1,0 +1,53 @@
+#include "replay/host_gaps.h"
+
+#include <algorithm>
+
+namespace mimic::replay {
+
+std::vector<uint32_t> subtree_sizes(const Trace& trace) {
+    std::vector<uint32_t> size(trace.nodes.size(), 1);
+    // Children have larger ids than parents: add each node into its parent, latest first.
+    const auto& order = trace.execution_order();
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        NodeIndex p = trace.parent_of(*it);
+        if (p != kNoNode) size[p.value] += size[it->value];
+    }
+    return size;
+}
+
+double per_event_overhead_us(std::optional<double> traced_ms, std::optional<double> untraced_ms, uint64_t nodes) {
+    if (!traced_ms || !untraced_ms || nodes == 0 || *traced_ms <= *untraced_ms) return 0;
+    return (*traced_ms - *untraced_ms) * 1000.0 / double(nodes);
+}
+
+HostGapModel host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, double per_event_us) {
+    HostGapModel m;
+    m.per_event_us = per_event_us;
+    m.calibrated = per_event_us > 0;
+    m.gap_us.assign(ops.size(), 0.0);
+    if (trace.timing.size() != trace.nodes.size()) return m;
+    // Position of each node in execution order, to count the nodes that start between two ops.
+    std::vector<uint32_t> pos(trace.nodes.size(), 0);
+    const auto& order = trace.execution_order();
+    for (uint32_t k = 0; k < order.size(); ++k) pos[order[k].value] = k;
+    const std::vector<uint32_t> sizes = subtree_sizes(trace);
+    const NodeTiming* prev = nullptr;
+    uint32_t prev_end_pos = 0;  // position just past the previous op's subtree
+    for (size_t s = 0; s < ops.size(); ++s) {
+        const NodeTiming& t = trace.timing[ops[s].value];
+        if (!t.linked()) continue;
+        const uint32_t p = pos[ops[s].value];
+        if (prev) {
+            const double gap = std::max(0.0, t.start_us - (prev->start_us + prev->duration_us));
+            const double events = double(p >= prev_end_pos ? p - prev_end_pos : 0) + 1.0;
+            m.gap_us[s] = std::max(0.0, gap - per_event_us * events);
+            m.recorded_total_us += gap;
+            m.corrected_total_us += m.gap_us[s];
+        }
+        prev = &t;
+        prev_end_pos = p + sizes[ops[s].value];
+    }
+    return m;
+}
+
+}  // namespace mimic::replay

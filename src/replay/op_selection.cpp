@@ -1,0 +1,84 @@
+#include "replay/op_selection.h"
+
+#include "support/error.h"
+
+namespace mimic::replay {
+namespace {
+
+bool is_iteration_label(std::string_view name) { return name.rfind("ProfilerStep#", 0) == 0; }
+
+// Iteration labels in execution order. An iteration spans the ids from its
+// label to the next label: backward runs on the autograd thread, outside the
+// label's subtree, so a subtree would miss half the step.
+std::vector<NodeIndex> iteration_labels(const Trace& trace) {
+    std::vector<NodeIndex> labels;
+    for (NodeIndex i : trace.execution_order()) {
+        const Node& n = trace.nodes[i.value];
+        if (n.kind == NodeKind::Label && is_iteration_label(trace.name(n))) labels.push_back(i);
+    }
+    return labels;
+}
+
+bool has_operator_ancestor(const Trace& trace, NodeIndex i) {
+    for (NodeIndex p = trace.parent_of(i); p != kNoNode; p = trace.parent_of(p))
+        if (trace.nodes[p.value].kind == NodeKind::Operator) return true;
+    return false;
+}
+
+}  // namespace
+
+std::string never_replay_reason(std::string_view name) {
+    if (name.rfind("profiler::", 0) == 0) return "profiler bookkeeping";
+    if (name.rfind("c10d::", 0) == 0) return "collective: single-process replay has no process group";
+    if (name == "aten::record_stream") return "stream bookkeeping";
+    return {};
+}
+
+Selection select_ops(const Trace& trace, const SelectionOptions& options) {
+    Selection sel;
+    if (options.iteration != "all") {
+        std::vector<NodeIndex> labels = iteration_labels(trace);
+        size_t pick = labels.size();
+        if (options.iteration.empty()) {
+            pick = labels.empty() ? labels.size() : 0;
+        } else {
+            std::string want = "ProfilerStep#" + options.iteration;
+            for (size_t k = 0; k < labels.size(); ++k)
+                if (trace.name(trace.nodes[labels[k].value]) == want) pick = k;
+            if (pick == labels.size()) {
+                char* end = nullptr;
+                unsigned long k = std::strtoul(options.iteration.c_str(), &end, 10);
+                if (end && *end == '\0' && k < labels.size()) pick = k;
+                else
+                    fail({trace.source_path, -1, -1, "--iteration"},
+                         "no iteration '" + options.iteration + "' (the trace has " + std::to_string(labels.size()) +
+                             " ProfilerStep labels)");
+            }
+        }
+        if (pick < labels.size()) {
+            sel.label_node = labels[pick];
+            sel.iteration_label = std::string(trace.name(trace.nodes[labels[pick].value]));
+            sel.first_node_id = trace.nodes[labels[pick].value].id.value;
+            if (pick + 1 < labels.size()) sel.last_node_id = trace.nodes[labels[pick + 1].value].id.value - 1;
+        }
+    }
+    for (NodeIndex i : trace.execution_order()) {
+        const Node& n = trace.nodes[i.value];
+        if (n.id.value < sel.first_node_id || n.id.value > sel.last_node_id) continue;
+        ++sel.nodes_in_range;
+        if (n.kind != NodeKind::Operator || has_operator_ancestor(trace, i)) continue;
+        std::string name(trace.name(n));
+        if (options.include && !std::regex_search(name, *options.include)) continue;
+        if (options.exclude && std::regex_search(name, *options.exclude)) continue;
+        std::string why = never_replay_reason(name);
+        if (!why.empty()) {
+            sel.excluded.push_back({i, std::move(why)});
+            continue;
+        }
+        if (options.max_ops && sel.ops.size() >= options.max_ops) continue;
+        sel.ops.push_back(i);
+    }
+    return sel;
+}
+
+}  // namespace mimic::replay

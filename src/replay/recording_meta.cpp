@@ -1,0 +1,36 @@
+#include "replay/recording_meta.h"
+
+#include <simdjson.h>
+
+#include "support/error.h"
+
+namespace mimic::replay {
+
+RecordingMeta read_recording_meta(const std::string& path) {
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    if (auto err = parser.load(path).get(doc)) fail({path, -1, -1, ""}, std::string("cannot read meta.json: ") + simdjson::error_message(err));
+    if (!doc.is_object()) fail({path, -1, -1, ""}, "meta.json is not a JSON object");
+    RecordingMeta meta;
+    auto number = [&](const char* key, std::optional<double>& out) {
+        simdjson::dom::element e;
+        if (doc[key].get(e) || e.is_null()) return;
+        double v = 0;
+        if (e.get_double().get(v) || !(v >= 0)) fail({path, -1, -1, key}, "expected a non-negative number");
+        out = v;
+    };
+    auto text = [&](const char* key, std::string& out) {
+        std::string_view v;
+        if (!doc[key].get_string().get(v)) out = std::string(v);
+    };
+    number("untraced_median_ms", meta.untraced_median_ms);
+    number("traced_iteration_ms", meta.traced_iteration_ms);
+    std::optional<double> threads;
+    number("intra_op_threads", threads);
+    if (threads) meta.intra_op_threads = int(*threads);
+    text("iteration_label", meta.iteration_label);
+    text("workload", meta.workload);
+    return meta;
+}
+
+}  // namespace mimic::replay

@@ -1,0 +1,23 @@
+// The parts of a recording's meta.json (written by mimic's recorder) that a
+// replay needs: the untraced iteration time it is judged against, the traced
+// time (their difference is what instrumentation cost), and the intra-op
+// threads the original ran with.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace mimic::replay {
+
+struct RecordingMeta {
+    std::optional<double> untraced_median_ms;
+    std::optional<double> traced_iteration_ms;
+    std::optional<int> intra_op_threads;
+    std::string iteration_label;
+    std::string workload;
+};
+
+// Throws mimic::Error naming the file and field when meta.json is malformed.
+RecordingMeta read_recording_meta(const std::string& path);
+
+}  // namespace mimic::replay

@@ -1,0 +1,144 @@
+#include "replay/replay_report.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "analysis/categories.h"
+
+namespace mimic::replay {
+namespace {
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::vector<TimeCompare> sorted_by_time(std::map<std::string, TimeCompare>& m) {
+    std::vector<TimeCompare> out;
+    for (auto& [k, v] : m) {
+        v.key = k;
+        out.push_back(v);
+    }
+    std::sort(out.begin(), out.end(), [](const TimeCompare& a, const TimeCompare& b) {
+        return std::max(a.replay_us, a.profile_us) > std::max(b.replay_us, b.profile_us);
+    });
+    return out;
+}
+
+std::string category_of(const Trace& trace, NodeIndex i) {
+    const Node& n = trace.nodes[i.value];
+    const Attr* backend = trace.find_attr(n, "kernel_backend");
+    std::string_view kb = backend && backend->value.kind == ValueKind::String ? trace.str(backend->value.payload.str) : "";
+    return std::string(analysis::category_key(
+        analysis::categorize(n.kind, n.chakra_type, trace.name(n), trace.str(n.op_schema), kb, true)));
+}
+
+}  // namespace
+
+uint64_t peak_rss_bytes() {
+    struct rusage u {};
+    if (getrusage(RUSAGE_SELF, &u) != 0) return 0;
+    return uint64_t(u.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+ReplayReport make_report(const Trace& trace, const Replayer& replayer, const ReplaySettings& settings,
+                         const std::vector<double>& iteration_ms, const std::optional<RecordingMeta>& meta,
+                         const HostGapModel& gaps) {
+    ReplayReport r;
+    r.settings = settings;
+    const Selection& sel = replayer.selection();
+    r.iteration_label = sel.iteration_label;
+    r.iteration_ms = iteration_ms;
+    r.median_ms = median(iteration_ms);
+    r.ops_total = sel.ops.size() + sel.excluded.size();
+    r.ops_replayed = replayer.replayed_count();
+    r.gaps = gaps;
+    r.pool_bytes = replayer.pool_bytes();
+    r.peak_rss_bytes = peak_rss_bytes();
+    r.fallbacks = replayer.fallbacks();
+    r.shape_mismatches = replayer.shape_mismatches();
+    r.runtime_errors = replayer.runtime_errors();
+
+    const bool timed = trace.timing.size() == trace.nodes.size();
+    auto linked = [&](NodeIndex n) { return timed && trace.timing[n.value].linked(); };
+
+    // Original iteration time.
+    if (meta && meta->untraced_median_ms) {
+        r.original_ms = *meta->untraced_median_ms;
+        r.original_source = "meta.json untraced median";
+    } else if (sel.label_node != kNoNode && linked(sel.label_node)) {
+        r.original_ms = trace.timing[sel.label_node.value].duration_us / 1000.0;
+        r.original_source = "profiled iteration label";
+    } else if (timed) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (NodeIndex n : sel.ops)
+            if (linked(n)) {
+                lo = std::min(lo, trace.timing[n.value].start_us);
+                hi = std::max(hi, trace.timing[n.value].start_us + trace.timing[n.value].duration_us);
+            }
+        if (hi > lo) {
+            r.original_ms = (hi - lo) / 1000.0;
+            r.original_source = "profiled span of the replayed range";
+        }
+    }
+    if (r.original_ms && *r.original_ms > 0 && !iteration_ms.empty())
+        r.error_pct = (r.median_ms - *r.original_ms) / *r.original_ms * 100.0;
+
+    // Skipped ops, grouped.
+    std::map<std::pair<std::string, std::string>, uint64_t> skips;
+    for (const SkippedOp& s : replayer.skipped()) ++skips[{s.name, s.reason}];
+    for (const auto& [k, n] : skips) r.skipped.push_back({k.first, k.second, n});
+    std::sort(r.skipped.begin(), r.skipped.end(), [](const SkipCount& a, const SkipCount& b) { return a.count > b.count; });
+
+    // Coverage by recorded time.
+    std::vector<uint32_t> sizes = subtree_sizes(trace);
+    auto profile_us = [&](NodeIndex n) {
+        return std::max(0.0, trace.timing[n.value].duration_us - gaps.per_event_us * double(sizes[n.value]));
+    };
+    if (timed) {
+        double all = 0, done = 0;
+        for (NodeIndex n : sel.ops)
+            if (linked(n)) all += trace.timing[n.value].duration_us;
+        for (const Excluded& e : sel.excluded)
+            if (linked(e.node)) all += trace.timing[e.node.value].duration_us;
+        for (const Step& s : replayer.steps())
+            if (!s.skipped && linked(s.node)) done += trace.timing[s.node.value].duration_us;
+        if (all > 0) r.coverage_time_pct = 100.0 * done / all;
+    }
+
+    // Per op name and per category: the replay's timing pass against the profile.
+    std::map<std::string, TimeCompare> by_name, by_cat;
+    const auto& steps = replayer.steps();
+    for (size_t i = 0; i < steps.size(); ++i) {
+        const Step& s = steps[i];
+        if (s.skipped) continue;
+        const double us = replayer.op_us()[i];
+        r.op_time_sum_ms += us / 1000.0;
+        for (auto* m : {&by_name[s.name], &by_cat[category_of(trace, s.node)]}) {
+            ++m->count;
+            m->replay_us += us;
+            if (linked(s.node)) {
+                m->profile_us += profile_us(s.node);
+                ++m->profiled;
+            }
+        }
+    }
+    r.per_op = sorted_by_time(by_name);
+    r.per_category = sorted_by_time(by_cat);
+    double log_sum = 0;
+    size_t n = 0;
+    for (const TimeCompare& t : r.per_op) {
+        if (t.profile_us <= 0 || t.replay_us <= 0) continue;
+        log_sum += std::fabs(std::log(t.replay_us / t.profile_us));
+        ++n;
+    }
+    if (n) r.per_op_error_geomean_pct = (std::exp(log_sum / double(n)) - 1.0) * 100.0;
+    return r;
+}
+
+}  // namespace mimic::replay

@@ -1,0 +1,83 @@
+// What `mimic replay` reports: the replay's iteration times against the
+// original's (meta.json's untraced median, else the profiled iteration
+// span), operator coverage by count and by recorded time, skipped ops with
+// reasons, and per op name and per category the replay's op time against
+// the profiler's durations (corrected for instrumentation when calibrated).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "replay/host_gaps.h"
+#include "replay/recording_meta.h"
+#include "replay/replayer.h"
+#include "trace/trace.h"
+
+namespace mimic::replay {
+
+struct ReplaySettings {
+    std::string trace_path;
+    std::string device = "cpu";
+    int threads = 0;
+    int warmup = 0;
+    int iters = 0;
+    bool lazy = false;
+    std::string host_gaps = "none";  // "recorded" or "none"
+};
+
+struct SkipCount {
+    std::string name;
+    std::string reason;
+    uint64_t count = 0;
+};
+
+struct TimeCompare {
+    std::string key;        // op name or category
+    uint64_t count = 0;     // replayed ops
+    double replay_us = 0;   // sum over the timing pass
+    double profile_us = 0;  // sum of profiler durations (corrected), 0 when not linked
+    uint64_t profiled = 0;  // ops with a profiler duration
+    std::optional<double> error_pct() const {
+        if (profiled == 0 || profile_us <= 0) return std::nullopt;
+        return (replay_us - profile_us) / profile_us * 100.0;
+    }
+};
+
+struct ReplayReport {
+    ReplaySettings settings;
+    std::string iteration_label;
+    std::vector<double> iteration_ms;
+    double median_ms = 0;
+    std::optional<double> original_ms;
+    std::string original_source;  // "meta.json untraced median", "profiled iteration span"
+    std::optional<double> error_pct;
+    uint64_t ops_total = 0;
+    uint64_t ops_replayed = 0;
+    std::optional<double> coverage_time_pct;  // share of recorded top-level op time replayed
+    std::vector<SkipCount> skipped;
+    std::vector<TimeCompare> per_op;
+    std::vector<TimeCompare> per_category;
+    std::optional<double> per_op_error_geomean_pct;  // over op names with a profile time
+    double op_time_sum_ms = 0;                       // replay's per-op pass, summed
+    HostGapModel gaps;
+    uint64_t pool_bytes = 0;
+    uint64_t peak_rss_bytes = 0;
+    size_t fallbacks = 0;
+    size_t shape_mismatches = 0;
+    size_t runtime_errors = 0;
+    double coverage_pct() const { return ops_total ? 100.0 * double(ops_replayed) / double(ops_total) : 0.0; }
+};
+
+ReplayReport make_report(const Trace& trace, const Replayer& replayer, const ReplaySettings& settings,
+                         const std::vector<double>& iteration_ms, const std::optional<RecordingMeta>& meta,
+                         const HostGapModel& gaps);
+
+std::string report_json(const ReplayReport& r);
+std::string report_text(const ReplayReport& r, size_t max_rows = 15);
+
+// Peak resident memory of this process, bytes.
+uint64_t peak_rss_bytes();
+
+}  // namespace mimic::replay

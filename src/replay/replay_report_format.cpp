@@ -1,0 +1,99 @@
+// Text and JSON forms of a replay report.
+#include <fmt/format.h>
+
+#include "replay/replay_report.h"
+#include "support/json_writer.h"
+
+namespace mimic::replay {
+namespace {
+
+void compare_rows(JsonWriter& w, const std::vector<TimeCompare>& rows) {
+    w.begin_array();
+    for (const TimeCompare& t : rows) {
+        w.begin_object().field("name", t.key).field("count", uint64_t(t.count)).field("replay_us", t.replay_us);
+        if (t.profiled) w.field("profile_us", t.profile_us);
+        if (auto e = t.error_pct()) w.field("error_pct", *e);
+        w.end_object();
+    }
+    w.end_array();
+}
+
+template <typename T>
+void optional_field(JsonWriter& w, const char* key, const std::optional<T>& v) {
+    if (v) w.field(key, *v);
+    else w.key(key).null();
+}
+
+}  // namespace
+
+std::string report_json(const ReplayReport& r) {
+    JsonWriter w;
+    w.begin_object();
+    w.field("trace", r.settings.trace_path).field("device", r.settings.device).field("threads", r.settings.threads);
+    w.field("warmup", r.settings.warmup).field("iters", r.settings.iters).field("lazy", r.settings.lazy);
+    w.field("host_gaps", r.settings.host_gaps).field("iteration_label", r.iteration_label);
+    w.key("iteration_ms").begin_array();
+    for (double ms : r.iteration_ms) w.value(ms);
+    w.end_array();
+    w.field("median_ms", r.median_ms);
+    optional_field(w, "original_ms", r.original_ms);
+    w.field("original_source", r.original_source);
+    optional_field(w, "error_pct", r.error_pct);
+    w.field("ops_total", uint64_t(r.ops_total)).field("ops_replayed", uint64_t(r.ops_replayed));
+    w.field("coverage_pct", r.coverage_pct());
+    optional_field(w, "coverage_time_pct", r.coverage_time_pct);
+    w.key("ops_skipped").begin_array();
+    for (const SkipCount& s : r.skipped)
+        w.begin_object().field("name", s.name).field("reason", s.reason).field("count", uint64_t(s.count)).end_object();
+    w.end_array();
+    w.field("op_time_sum_ms", r.op_time_sum_ms);
+    optional_field(w, "per_op_error_geomean_pct", r.per_op_error_geomean_pct);
+    w.key("host_gap_model").begin_object();
+    w.field("calibrated", r.gaps.calibrated).field("per_event_overhead_us", r.gaps.per_event_us);
+    w.field("recorded_gaps_ms", r.gaps.recorded_total_us / 1000.0).field("corrected_gaps_ms", r.gaps.corrected_total_us / 1000.0);
+    w.end_object();
+    w.key("per_category");
+    compare_rows(w, r.per_category);
+    w.key("per_op");
+    compare_rows(w, r.per_op);
+    w.field("pool_bytes", uint64_t(r.pool_bytes)).field("peak_rss_bytes", uint64_t(r.peak_rss_bytes));
+    w.field("fallbacks", uint64_t(r.fallbacks)).field("shape_mismatches", uint64_t(r.shape_mismatches));
+    w.field("runtime_errors", uint64_t(r.runtime_errors));
+    w.end_object();
+    return w.str() + "\n";
+}
+
+std::string report_text(const ReplayReport& r, size_t max_rows) {
+    std::string out;
+    auto line = [&](const std::string& s) { out += s + "\n"; };
+    line(fmt::format("replay of {}{}", r.settings.trace_path,
+                     r.iteration_label.empty() ? " (whole trace)" : " (" + r.iteration_label + ")"));
+    line(fmt::format("  device {}, {} threads, {} warmup + {} iterations, host gaps {}{}", r.settings.device,
+                     r.settings.threads, r.settings.warmup, r.settings.iters, r.settings.host_gaps, r.settings.lazy ? ", lazy" : ""));
+    line(fmt::format("  ops: {} of {} top-level replayed ({:.2f}%{})", r.ops_replayed, r.ops_total, r.coverage_pct(),
+                     r.coverage_time_pct ? fmt::format(", {:.2f}% of recorded time", *r.coverage_time_pct) : ""));
+    line(fmt::format("  replay median {:.3f} ms per iteration (op time {:.3f} ms, host gaps {:.3f} ms)", r.median_ms,
+                     r.op_time_sum_ms, r.gaps.corrected_total_us / 1000.0));
+    if (r.original_ms)
+        line(fmt::format("  original {:.3f} ms ({}), error {:+.1f}%", *r.original_ms, r.original_source, r.error_pct.value_or(0)));
+    else
+        line("  original time unknown (no meta.json and no linked profile)");
+    if (r.per_op_error_geomean_pct) line(fmt::format("  per-op time vs profile: geometric mean error {:.1f}%", *r.per_op_error_geomean_pct));
+    line(fmt::format("  memory: pool {:.1f} MiB, peak RSS {:.1f} MiB; {} consumers rerouted to pool tensors, {} shape mismatches",
+                     double(r.pool_bytes) / 1048576.0, double(r.peak_rss_bytes) / 1048576.0, r.fallbacks, r.shape_mismatches));
+    if (!r.skipped.empty()) {
+        line("  skipped:");
+        for (size_t i = 0; i < r.skipped.size() && i < max_rows; ++i)
+            line(fmt::format("    {:5} {}: {}", r.skipped[i].count, r.skipped[i].name, r.skipped[i].reason));
+    }
+    line(fmt::format("  {:<40} {:>6} {:>12} {:>12} {:>8}", "op", "count", "replay_us", "profile_us", "error"));
+    for (size_t i = 0; i < r.per_op.size() && i < max_rows; ++i) {
+        const TimeCompare& t = r.per_op[i];
+        auto e = t.error_pct();
+        line(fmt::format("  {:<40} {:>6} {:>12.1f} {:>12} {:>8}", t.key.substr(0, 40), t.count, t.replay_us,
+                         t.profiled ? fmt::format("{:.1f}", t.profile_us) : "-", e ? fmt::format("{:+.1f}%", *e) : "-"));
+    }
+    return out;
+}
+
+}  // namespace mimic::replay

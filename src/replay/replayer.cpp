@@ -1,0 +1,232 @@
+#include "replay/replayer.h"
+
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "replay/device_substitutes.h"
+#include "replay/op_registry.h"
+
+namespace mimic::replay {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double us_since(Clock::time_point t0) {
+    return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
+// Keeps the host busy, as the original's Python and autograd code did between ops.
+void spin_us(double us) {
+    if (us <= 0) return;
+    const auto until = Clock::now() + std::chrono::nanoseconds(int64_t(us * 1000));
+    while (Clock::now() < until) {
+    }
+}
+
+}  // namespace
+
+std::string short_reason(const std::exception& e) {
+    const auto* c10e = dynamic_cast<const c10::Error*>(&e);
+    std::string s = c10e ? c10e->what_without_backtrace() : e.what();
+    size_t cut = s.find('\n');
+    if (cut != std::string::npos) s.resize(cut);
+    if (s.size() > 200) s.resize(200);
+    return s;
+}
+
+Replayer::Replayer(const Trace& trace, ReplayOptions options)
+    : trace_(trace), options_(std::move(options)), pool_(trace, options_.device), builder_(trace, pool_) {}
+
+Replayer::~Replayer() = default;
+
+void Replayer::plan() {
+    selection_ = select_ops(trace_, options_.selection);
+    for (const Excluded& ex : selection_.excluded)
+        skipped_.push_back({ex.node, std::string(trace_.name(trace_.nodes[ex.node.value])), ex.reason});
+    OpRegistry registry;
+    const bool on_cpu = options_.device.is_cpu();
+    for (NodeIndex i : selection_.ops) {
+        const Node& n = trace_.nodes[i.value];
+        std::string_view name = trace_.name(n);
+        std::string_view schema = trace_.str(n.op_schema);
+        std::string why;
+        const OpLookup& look = registry.lookup(schema);
+        const bool runnable = look.registered && (!on_cpu || look.cpu_kernel);
+        if (!runnable) {
+            // A device-only op (cuDNN...) recorded on a GPU: run its portable twin.
+            if (auto sub = substitute_for(name, trace_, n)) {
+                why = builder_.build(i, sub->op, sub->args, sub->outputs, steps_);
+            } else {
+                why = look.problem.empty() ? "no kernel for " + options_.device.str() : look.problem;
+            }
+        } else {
+            const ResolvedOp& r = resolver_.resolve(n.op_schema, schema);
+            if (!r.handle) {
+                why = r.skip_reason;
+            } else {
+                std::vector<ArgSource> args;
+                args.reserve(n.inputs.count);
+                for (uint32_t k = 0; k < n.inputs.count; ++k) args.push_back(ArgSource::of(trace_.value_ptr(n.inputs, k)));
+                std::vector<const Value*> outs;
+                for (uint32_t k = 0; k < n.outputs.count; ++k) outs.push_back(trace_.value_ptr(n.outputs, k));
+                try {
+                    why = builder_.build(i, *r.handle, args, outs, steps_);
+                } catch (const std::exception& e) {
+                    // Valid-value generation runs ATen ops, which may refuse recorded shapes.
+                    why = "planning: " + short_reason(e);
+                }
+            }
+        }
+        if (!why.empty()) skipped_.push_back({i, std::string(name), why});
+    }
+    slots_.assign(builder_.slot_count(), at::Tensor());
+    slot_ok_.assign(builder_.slot_count(), 1);
+    op_us_.assign(steps_.size(), 0.0);
+    compute_releases();
+}
+
+void Replayer::compute_releases() {
+    release_after_.assign(steps_.size(), {});
+    if (!options_.lazy) return;
+    std::vector<int64_t> last_use(slots_.size(), -1);
+    for (size_t s = 0; s < steps_.size(); ++s) {
+        if (steps_[s].skipped) continue;
+        for (const OutputBinding& o : steps_[s].outputs) last_use[o.slot] = std::max<int64_t>(last_use[o.slot], int64_t(s));
+        for (const TensorPatch& p : steps_[s].patches)
+            if (!p.dead) last_use[p.slot] = std::max<int64_t>(last_use[p.slot], int64_t(s));
+    }
+    for (size_t slot = 0; slot < last_use.size(); ++slot)
+        if (last_use[slot] >= 0) release_after_[size_t(last_use[slot])].push_back(uint32_t(slot));
+}
+
+size_t Replayer::replayed_count() const {
+    return size_t(std::count_if(steps_.begin(), steps_.end(), [](const Step& s) { return !s.skipped; }));
+}
+
+at::Tensor Replayer::fallback(Step& step, TensorPatch& patch) {
+    // The producer failed or produced something unlike the recording: the
+    // consumer reads a pool tensor of the recorded layout from now on.
+    at::Tensor t = pool_.view(trace_.tensors[patch.tensor_index]);
+    patch.dead = true;
+    ++fallbacks_;
+    if (patch.elem == kWholeArg) {
+        step.args[patch.arg] = t;
+    } else {
+        c10::impl::GenericList list = step.args[patch.arg].toList().copy();
+        list.set(size_t(patch.elem), t);
+        step.args[patch.arg] = list;
+    }
+    return t;
+}
+
+at::Tensor Replayer::input_for(Step& step, TensorPatch& patch, Pass pass) {
+    const at::Tensor& base = slots_[patch.slot];
+    if (!base.defined() || !slot_ok_[patch.slot]) return fallback(step, patch);
+    if (patch.view < 0) return base;
+    const TensorLayout& v = builder_.views()[size_t(patch.view)];
+    // Another view of a produced storage: only if the storage really is that big.
+    if (base.scalar_type() != v.dtype || base.storage().nbytes() < v.extent_bytes) return fallback(step, patch);
+    (void)pass;
+    return base.as_strided(v.sizes, v.strides, v.offset);
+}
+
+void Replayer::verify_outputs(const Step& step) {
+    for (const OutputBinding& o : step.outputs) {
+        const at::Tensor& t = slots_[o.slot];
+        const TensorMeta& m = trace_.tensors[o.tensor_index];
+        bool ok = t.defined() && t.dim() == int64_t(m.rank);
+        for (uint16_t d = 0; ok && d < m.rank; ++d) ok = t.size(d) == trace_.shape(m)[d];
+        if (!ok) {
+            slot_ok_[o.slot] = 0;
+            ++shape_mismatches_;
+        }
+    }
+}
+
+bool Replayer::run_step(Step& step, Pass pass) {
+    stack_.clear();
+    stack_.insert(stack_.end(), step.args.begin(), step.args.end());
+    int last_copied = -1;
+    for (TensorPatch& p : step.patches) {
+        if (p.dead) continue;
+        at::Tensor t = input_for(step, p, pass);
+        if (p.dead) {  // rerouted: the template now holds the pool tensor
+            stack_[p.arg] = step.args[p.arg];
+            last_copied = p.arg;
+            continue;
+        }
+        if (p.elem == kWholeArg) {
+            stack_[p.arg] = std::move(t);
+        } else {
+            if (last_copied != p.arg) {
+                stack_[p.arg] = stack_[p.arg].toList().copy();
+                last_copied = p.arg;
+            }
+            stack_[p.arg].toList().set(size_t(p.elem), std::move(t));
+        }
+    }
+    try {
+        step.op.callBoxed(&stack_);
+    } catch (const std::exception& e) {
+        step.skipped = true;
+        step.skip_reason = short_reason(e);
+        if (pass == Pass::Run) {
+            ++runtime_errors_;
+            skipped_.push_back({step.node, step.name, step.skip_reason});
+        }
+        for (const OutputBinding& o : step.outputs) slots_[o.slot] = at::Tensor();
+        return false;
+    }
+    for (const OutputBinding& o : step.outputs) {
+        if (o.ret >= stack_.size()) continue;
+        const c10::IValue& r = stack_[o.ret];
+        if (o.elem == kWholeArg) {
+            slots_[o.slot] = r.isTensor() ? r.toTensor() : at::Tensor();
+        } else if (r.isList() && size_t(o.elem) < r.toListRef().size() && r.toListRef()[size_t(o.elem)].isTensor()) {
+            slots_[o.slot] = r.toListRef()[size_t(o.elem)].toTensor();
+        } else {
+            slots_[o.slot] = at::Tensor();
+        }
+    }
+    return true;
+}
+
+void Replayer::check() {
+    for (size_t s = 0; s < steps_.size(); ++s) {
+        Step& step = steps_[s];
+        if (step.skipped) continue;
+        if (run_step(step, Pass::Check)) verify_outputs(step);
+    }
+    for (Step& step : steps_)
+        if (step.skipped) skipped_.push_back({step.node, step.name, step.skip_reason});
+    compute_releases();
+    for (at::Tensor& t : slots_) t = at::Tensor();
+}
+
+double Replayer::run_iteration(const std::vector<double>& gaps_us) {
+    const bool gaps = gaps_us.size() == steps_.size();
+    const auto t0 = Clock::now();
+    for (size_t s = 0; s < steps_.size(); ++s) {
+        Step& step = steps_[s];
+        if (step.skipped) continue;
+        if (gaps) spin_us(gaps_us[s]);
+        run_step(step, Pass::Run);
+        for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
+    }
+    return us_since(t0) / 1000.0;
+}
+
+void Replayer::time_ops() {
+    for (size_t s = 0; s < steps_.size(); ++s) {
+        Step& step = steps_[s];
+        if (step.skipped) continue;
+        const auto t0 = Clock::now();
+        run_step(step, Pass::Run);
+        op_us_[s] = us_since(t0);
+        for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
+    }
+}
+
+}  // namespace mimic::replay

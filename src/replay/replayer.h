@@ -1,0 +1,91 @@
+// Replays the selected operators of a trace through libtorch's dispatcher:
+// plans each op once (schema lookup, boxed arguments, where each tensor comes
+// from), runs a check pass that drops ops which throw and reroutes consumers
+// of outputs that came out unlike the recording, then times whole iterations
+// and, in a separate pass, each op. Errors of single ops never stop a replay.
+#pragma once
+
+#include <c10/core/Device.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "replay/op_resolver.h"
+#include "replay/op_selection.h"
+#include "replay/step.h"
+#include "replay/step_builder.h"
+#include "replay/tensor_pool.h"
+#include "trace/trace.h"
+
+namespace mimic::replay {
+
+struct ReplayOptions {
+    SelectionOptions selection;
+    bool lazy = false;  // free each produced tensor after its last use
+    c10::Device device{c10::kCPU};
+};
+
+struct SkippedOp {
+    NodeIndex node;
+    std::string name;
+    std::string reason;
+};
+
+class Replayer {
+public:
+    Replayer(const Trace& trace, ReplayOptions options);
+    ~Replayer();
+
+    // Plans every selected op; ops that cannot be planned are recorded as skipped.
+    void plan();
+    // Runs the plan once, dropping ops that throw; call before timing.
+    void check();
+    // One iteration of every planned op; returns wall time in ms. With
+    // `gaps_us` (one per step, may be empty) the host is kept busy that long
+    // before each op, standing in for the original's Python and autograd time.
+    double run_iteration(const std::vector<double>& gaps_us = {});
+    // One iteration timing each op's call; fills op_us() (one per step).
+    void time_ops();
+
+    const Selection& selection() const { return selection_; }
+    const std::vector<Step>& steps() const { return steps_; }
+    const std::vector<SkippedOp>& skipped() const { return skipped_; }
+    const std::vector<double>& op_us() const { return op_us_; }
+    size_t replayed_count() const;  // steps not dropped
+    uint64_t pool_bytes() const { return pool_.allocated_bytes(); }
+    size_t fallbacks() const { return fallbacks_; }  // consumers rerouted to pool tensors
+    size_t runtime_errors() const { return runtime_errors_; }
+    size_t shape_mismatches() const { return shape_mismatches_; }
+
+private:
+    enum class Pass { Check, Run };
+    bool run_step(Step& step, Pass pass);
+    at::Tensor input_for(Step& step, TensorPatch& patch, Pass pass);
+    at::Tensor fallback(Step& step, TensorPatch& patch);
+    void verify_outputs(const Step& step);
+    void compute_releases();
+
+    const Trace& trace_;
+    ReplayOptions options_;
+    Selection selection_;
+    OpResolver resolver_;
+    TensorPool pool_;
+    StepBuilder builder_;
+    std::vector<Step> steps_;
+    std::vector<SkippedOp> skipped_;
+    std::vector<at::Tensor> slots_;
+    std::vector<uint8_t> slot_ok_;
+    std::vector<std::vector<uint32_t>> release_after_;  // lazy mode: slots freed after each step
+    std::vector<c10::IValue> stack_;
+    std::vector<double> op_us_;
+    size_t fallbacks_ = 0;
+    size_t runtime_errors_ = 0;
+    size_t shape_mismatches_ = 0;
+};
+
+// The first line of a c10 error, without its C++ backtrace.
+std::string short_reason(const std::exception& e);
+
+}  // namespace mimic::replay

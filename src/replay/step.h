@@ -1,0 +1,52 @@
+// One planned operator call: the dispatcher handle, a template of its boxed
+// arguments (constants and pool tensors already in place) and the tensors to
+// patch in at run time from earlier ops' outputs (real data flow). Kept
+// small and flat: the run loop copies the template, patches, calls.
+#pragma once
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/ivalue.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "replay/tensor_layout.h"
+#include "trace/ids.h"
+
+namespace mimic::replay {
+
+constexpr int32_t kWholeArg = -1;
+
+// A tensor argument (or list element) that an earlier step produces.
+struct TensorPatch {
+    uint16_t arg = 0;
+    int32_t elem = kWholeArg;   // index inside a Tensor[] / Tensor?[] argument
+    uint32_t slot = 0;          // Replayer slot written by the producing step
+    uint32_t tensor_index = 0;  // the consumer's TensorMeta in Trace::tensors (for fallbacks)
+    int32_t view = -1;          // index into Plan::views when the consumer is a different view of the storage
+    bool dead = false;          // replaced by a pool tensor after a failed check
+};
+
+// An output of the step that later steps read.
+struct OutputBinding {
+    uint16_t ret = 0;
+    int32_t elem = kWholeArg;
+    uint32_t slot = 0;
+    uint32_t tensor_index = 0;  // recorded TensorMeta, to check the produced shape
+};
+
+struct Step {
+    NodeIndex node;
+    c10::OperatorHandle op;
+    std::string name;  // the recorded op name (a substitute keeps the original's name)
+    std::vector<c10::IValue> args;
+    std::vector<TensorPatch> patches;
+    std::vector<OutputBinding> outputs;
+    bool has_list_patches = false;  // lists are copied before patching
+    bool skipped = false;           // threw during the check run; left out since
+    std::string skip_reason;
+    explicit Step(c10::OperatorHandle h) : op(std::move(h)) {}
+};
+
+}  // namespace mimic::replay
