@@ -15,7 +15,10 @@ bool is_thread_top(const Trace& trace, NodeIndex n) {
     return k == NodeKind::Thread || k == NodeKind::Root;
 }
 
-Iteration describe(const Trace& trace, const NodeTimes& times, NodeIndex label, std::vector<NodeIndex>& stack) {
+// `seen` marks nodes already inside an iteration, so that a step label nested
+// in another (a damaged trace) is skipped instead of walked again.
+Iteration describe(const Trace& trace, const NodeTimes& times, NodeIndex label, std::vector<NodeIndex>& stack,
+                   std::vector<uint8_t>& seen) {
     Iteration it;
     const Node& node = trace.nodes[label.value];
     it.name = std::string(trace.name(node));
@@ -26,6 +29,7 @@ Iteration describe(const Trace& trace, const NodeTimes& times, NodeIndex label, 
     while (!stack.empty()) {
         const NodeIndex cur = stack.back();
         stack.pop_back();
+        seen[cur.value] = 1;
         const uint64_t id = trace.nodes[cur.value].id.value;
         it.first_node_id = std::min(it.first_node_id, id);
         it.last_node_id = std::max(it.last_node_id, id);
@@ -57,10 +61,12 @@ IterationScan find_iterations(const Trace& trace, const std::vector<NodeClass>& 
             top_labels[name].push_back(n);
     }
     std::vector<NodeIndex> stack;
+    std::vector<uint8_t> seen(trace.nodes.size(), 0);
     if (!steps.empty()) {
         scan.method = "profiler_step";
         scan.marker = std::string(kProfilerStep);
-        for (NodeIndex n : steps) scan.iterations.push_back(describe(trace, times, n, stack));
+        for (NodeIndex n : steps)
+            if (!seen[n.value]) scan.iterations.push_back(describe(trace, times, n, stack, seen));
         return scan;
     }
     // Several labels may repeat (forward/backward/optimizer each once per
@@ -71,7 +77,7 @@ IterationScan find_iterations(const Trace& trace, const std::vector<NodeClass>& 
         std::vector<Iteration> found;
         uint64_t cover = 0;
         for (NodeIndex n : nodes) {
-            found.push_back(describe(trace, times, n, stack));
+            found.push_back(describe(trace, times, n, stack, seen));  // thread-level: never nested
             cover += found.back().nodes;
         }
         if (cover > best_cover) {

@@ -172,6 +172,20 @@ TEST(AnalyzeIterations, RepeatedUserLabelMarksIterations) {
     EXPECT_EQ(r.iterations[1].last_node_id, 29u);
 }
 
+TEST(AnalyzeIterations, AStepInsideAStepIsPartOfIt) {
+    // Damaged input: the pt2 trace's "## LOOP 5 ##" label (inside
+    // ProfilerStep#5) renamed to look like a step of its own.
+    MIMIC_REQUIRE_TRACE("pytorch/pt2/pt2_et.json");
+    Trace t = load_trace(testing::trace_path("pytorch/pt2/pt2_et.json"));
+    const StrId inner = t.strings.intern("ProfilerStep#99");
+    for (Node& n : t.nodes)
+        if (t.name(n) == "## LOOP 5 ##") n.name = inner;
+    const Report r = analyze(t);
+    ASSERT_EQ(r.iterations.size(), 2u);
+    EXPECT_EQ(r.iterations[0].name, "ProfilerStep#5");
+    EXPECT_EQ(r.iterations[0].nodes, 9u);
+}
+
 TEST(AnalyzeTime, ExclusiveTimeIsChargedToTheTopLevelOperator) {
     // Give every node of the pt2 trace 1 us of exclusive time: each category
     // then gets one microsecond per node charged to it. The two compiled
