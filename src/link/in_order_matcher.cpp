@@ -75,7 +75,7 @@ uint64_t affinity(const Trace& trace, const EtThread& et, const ProfileThreadOps
 // thread split the sequences into stretches aligned on their own, so that
 // in-order pairs never cross them.
 void align_threads(const Trace& trace, const ProfileTrace& profile, const NameMap& names, const EtThread& et,
-                   const ProfileThreadOps& prof, std::vector<uint32_t>& position, OpMatch& match, LinkStats& stats) {
+                   const ProfileThreadOps& prof, std::vector<uint32_t>& position, OpMatch& match) {
     for (uint32_t p = 0; p < prof.events.size(); ++p) position[prof.events[p]] = p;
     struct Anchor {
         size_t a, b;
@@ -115,7 +115,6 @@ void align_threads(const Trace& trace, const ProfileTrace& profile, const NameMa
         options.free_leading_b = first;  // before the first fixed pair the ET may start anywhere
         for (auto [i, j] : align_sequences(a, b, options)) {
             match.pair(a_nodes[i], b_events[j], LinkMethod::InOrder);
-            ++stats.in_order;
         }
         first = false;
         from_a = anchor.a + 1;
@@ -149,18 +148,14 @@ void match_in_order(const Trace& trace, const ProfileTrace& profile, const NameM
         et_taken[c.et] = prof_taken[c.prof] = 1;
         const EtThread& et = ets[c.et];
         const ProfileThreadOps& prof = profs[c.prof];
-        align_threads(trace, profile, names, et, prof, position, match, stats);
+        align_threads(trace, profile, names, et, prof, position, match);
         ThreadPairing pairing;
         pairing.et_tid = et.tid;
         pairing.profile_pid = profile.threads[prof.thread].pid;
         pairing.profile_tid = profile.threads[prof.thread].tid;
         pairing.et_nodes = et.nodes.size();
         pairing.profile_events = prof.events.size();
-        for (NodeIndex n : et.nodes) {
-            uint32_t event = match.event_of_node[n.value];
-            pairing.linked += event != kNoEvent && profile.host[event].thread == prof.thread;
-        }
-        stats.threads.push_back(pairing);
+        stats.threads.push_back(pairing);  // `linked` is counted once all matching is done
     }
 }
 

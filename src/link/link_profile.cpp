@@ -38,6 +38,31 @@ void fill_timing(Trace& trace, const ProfileTrace& profile, const OpMatch& match
     for (NodeTiming& t : trace.timing) t.self_us = std::max(0.0, t.self_us);
 }
 
+// The ET's parent of a node is the op that was running on its thread when it
+// started, and so is the profiler's enclosing event: a linked node's event
+// must lie inside the event of its nearest linked ancestor on the same
+// thread. Where it does not, one of the two pairs is wrong (names repeat);
+// the inner one is dropped. Parents come before children in id order, so
+// each ancestor is settled before its descendants are checked.
+size_t drop_unnested_links(const Trace& trace, const ProfileTrace& profile, OpMatch& match) {
+    size_t dropped = 0;
+    for (NodeIndex n : trace.execution_order()) {
+        uint32_t event = match.event_of_node[n.value];
+        if (event == kNoEvent) continue;
+        NodeIndex p = trace.parent_of(n);
+        while (p != kNoNode && !match.linked(p)) p = trace.parent_of(p);
+        if (p == kNoNode) continue;
+        uint32_t outer = match.event_of_node[p.value];
+        if (profile.host[outer].thread != profile.host[event].thread) continue;
+        uint32_t e = profile.host[event].parent;
+        while (e != kNoEvent && e != outer) e = profile.host[e].parent;
+        if (e == outer) continue;
+        match.unpair(n);
+        ++dropped;
+    }
+    return dropped;
+}
+
 }  // namespace
 
 LinkStats link_profile(Trace& trace, const ProfileTrace& profile, const LinkOptions& options) {
@@ -51,6 +76,7 @@ LinkStats link_profile(Trace& trace, const ProfileTrace& profile, const LinkOpti
     NameMap names(trace, profile);
     if (options.by_record_function_id) match_by_record_function_id(trace, profile, names, match, stats);
     if (options.in_order) match_in_order(trace, profile, names, match, stats);
+    stats.nesting_conflicts = drop_unnested_links(trace, profile, match);
     fill_timing(trace, profile, match);
 
     std::vector<NodeIndex> node_of_event(profile.host.size(), kNoNode);
@@ -63,7 +89,12 @@ LinkStats link_profile(Trace& trace, const ProfileTrace& profile, const LinkOpti
         if (e == kNoEvent) continue;
         ++stats.linked;
         stats.operators_linked += node.kind == NodeKind::Operator;
+        stats.by_record_function_id += match.method[i] == LinkMethod::RecordFunctionId;
+        stats.in_order += match.method[i] == LinkMethod::InOrder;
         node_of_event[e] = NodeIndex(i);
+        const ProfileThread& thread = profile.threads[profile.host[e].thread];
+        for (ThreadPairing& t : stats.threads)
+            t.linked += t.et_tid == node.tid && t.profile_pid == thread.pid && t.profile_tid == thread.tid;
     }
     stats.unlinked = stats.linkable - stats.linked;
     stats.profile_host_events_linked = stats.linked;

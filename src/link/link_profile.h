@@ -52,6 +52,7 @@ struct LinkStats {
     size_t by_record_function_id = 0;
     size_t in_order = 0;
     size_t rf_id_name_mismatches = 0;  // "Record function id" found but the names differ: not linked
+    size_t nesting_conflicts = 0;      // pairs dropped: the event lies outside its linked parent's event
     size_t profile_host_events = 0;    // cpu_op + user_annotation events of the profile
     size_t profile_host_events_linked = 0;
     size_t profile_device_events = 0;

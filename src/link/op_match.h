@@ -23,6 +23,11 @@ struct OpMatch {
         method[node.value] = how;
         event_used[event] = 1;
     }
+    void unpair(NodeIndex node) {
+        event_used[event_of_node[node.value]] = 0;
+        event_of_node[node.value] = kNoEvent;
+        method[node.value] = LinkMethod::None;
+    }
     bool linked(NodeIndex node) const { return event_of_node[node.value] != kNoEvent; }
 };
 

@@ -33,7 +33,6 @@ void match_by_record_function_id(const Trace& trace, const ProfileTrace& profile
             continue;
         }
         match.pair(NodeIndex(i), it->second, LinkMethod::RecordFunctionId);
-        ++stats.by_record_function_id;
     }
 }
 

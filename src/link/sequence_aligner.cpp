@@ -33,9 +33,11 @@ public:
             // Two passes: pairing or skipping this node depends only on the
             // previous row (a loop the compiler vectorises); skipping a
             // profile event depends on the cell to the left (a running max).
+            // UINT32_MAX: a name the other side never uses; it must not pair even with itself.
+            const int pair_gain = name == UINT32_MAX ? INT_MIN / 2 : AlignScore::kMatch;
             for (size_t j = 1; j <= nb; ++j) {
                 int up = prev_[j] - AlignScore::kSkip;
-                int diag = b[j - 1] == name ? prev_[j - 1] + AlignScore::kMatch : INT_MIN / 2;
+                int diag = b[j - 1] == name ? prev_[j - 1] + pair_gain : INT_MIN / 2;
                 bool pair = diag >= up;
                 base_[j] = pair ? diag : up;
                 row[j] = pair ? kPair : kSkipA;
