@@ -123,8 +123,10 @@ def _describe(code):
 
 def launch(nproc, rank_args, timeout_s):
     """Runs `nproc` ranks; rank_args(rank) gives each rank's recorder arguments. Raises LaunchError."""
+    # MIMIC_RECORD_PORT fixes the first port tried (a site's firewall rules; the busy-port test).
+    wanted = os.environ.get("MIMIC_RECORD_PORT")
     for attempt in range(_PORT_ATTEMPTS):
-        port = free_port()
+        port = int(wanted) if wanted and attempt == 0 else free_port()
         print(f"mimic_record: launching {nproc} ranks, Gloo on 127.0.0.1:{port}", flush=True)
         codes, outputs, first_failed = _run_once(nproc, rank_args, port, timeout_s)
         if all(c == 0 for c in codes):

@@ -28,6 +28,7 @@ META_SCHEMA_VERSION = 1
 ET_FILE = "et.json.gz"
 PROFILE_FILE = "profile.json"
 META_FILE = "meta.json"
+_SETTLE_S = 0.05  # lets Gloo worker threads finish their record functions before the ET stops
 
 
 def _sync():
@@ -101,6 +102,11 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
                 step_fn()
             _sync()
             traced_ms = (time.perf_counter_ns() - start) / 1e6
+            if dist.is_available() and dist.is_initialized():
+                # Gloo ends a collective's `gloo:*` record function on its worker thread from a
+                # future callback that can run after the caller's wait() returned; on a loaded
+                # machine it once landed after observer.stop() and the ET lost that label.
+                time.sleep(_SETTLE_S)
             observer.stop()
         completed = True
     finally:
