@@ -63,7 +63,8 @@ ProfileTrace read_kineto_trace(const std::string& path, const KinetoReadOptions&
         if (error != simdjson::SUCCESS)
             fail_on_bad_element(path, batch, starts, offsets, trace.stats.events, error);
         size_t i = 0;
-        for (simdjson::dom::element event : doc.get_array().value_unsafe()) events.parse(event, offsets[i++]);
+        simdjson::dom::array list = doc.get_array().value_unsafe();  // named: a temporary would dangle in the loop
+        for (simdjson::dom::element event : list) events.parse(event, offsets[i++]);
         if (options.progress) progress.update(source.file_position());
     };
     streamer.run(cb);
