@@ -124,20 +124,27 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
             m->replay_us += us;
             if (linked(s.node)) {
                 m->profile_us += profile_us(s.node);
+                m->profile_raw_us += trace.timing[s.node.value].duration_us;
                 ++m->profiled;
             }
         }
     }
     r.per_op = sorted_by_time(by_name);
     r.per_category = sorted_by_time(by_cat);
-    double log_sum = 0;
-    size_t n = 0;
-    for (const TimeCompare& t : r.per_op) {
-        if (t.profile_us <= 0 || t.replay_us <= 0) continue;
-        log_sum += std::fabs(std::log(t.replay_us / t.profile_us));
-        ++n;
-    }
-    if (n) r.per_op_error_geomean_pct = (std::exp(log_sum / double(n)) - 1.0) * 100.0;
+    // Geometric mean over op names of max(replay/profile, profile/replay), as a percentage above 1.
+    auto geomean = [&](double TimeCompare::*profile) -> std::optional<double> {
+        double log_sum = 0;
+        size_t n = 0;
+        for (const TimeCompare& t : r.per_op) {
+            if (t.*profile <= 0 || t.replay_us <= 0) continue;
+            log_sum += std::fabs(std::log(t.replay_us / (t.*profile)));
+            ++n;
+        }
+        if (!n) return std::nullopt;
+        return (std::exp(log_sum / double(n)) - 1.0) * 100.0;
+    };
+    r.per_op_error_geomean_pct = geomean(&TimeCompare::profile_us);
+    r.per_op_error_geomean_raw_pct = geomean(&TimeCompare::profile_raw_us);
     return r;
 }
 

@@ -38,6 +38,7 @@ struct TimeCompare {
     uint64_t count = 0;     // replayed ops
     double replay_us = 0;   // sum over the timing pass
     double profile_us = 0;  // sum of profiler durations (corrected), 0 when not linked
+    double profile_raw_us = 0;  // the same as recorded, uncorrected
     uint64_t profiled = 0;  // ops with a profiler duration
     std::optional<double> error_pct() const {
         if (profiled == 0 || profile_us <= 0) return std::nullopt;
@@ -60,6 +61,7 @@ struct ReplayReport {
     std::vector<TimeCompare> per_op;
     std::vector<TimeCompare> per_category;
     std::optional<double> per_op_error_geomean_pct;  // over op names with a profile time
+    std::optional<double> per_op_error_geomean_raw_pct;  // the same against uncorrected durations
     double op_time_sum_ms = 0;                       // replay's per-op pass, summed
     HostGapModel gaps;
     uint64_t pool_bytes = 0;

@@ -11,7 +11,7 @@ void compare_rows(JsonWriter& w, const std::vector<TimeCompare>& rows) {
     w.begin_array();
     for (const TimeCompare& t : rows) {
         w.begin_object().field("name", t.key).field("count", uint64_t(t.count)).field("replay_us", t.replay_us);
-        if (t.profiled) w.field("profile_us", t.profile_us);
+        if (t.profiled) w.field("profile_us", t.profile_us).field("profile_raw_us", t.profile_raw_us);
         if (auto e = t.error_pct()) w.field("error_pct", *e);
         w.end_object();
     }
@@ -48,6 +48,7 @@ std::string report_json(const ReplayReport& r) {
     w.end_array();
     w.field("op_time_sum_ms", r.op_time_sum_ms);
     optional_field(w, "per_op_error_geomean_pct", r.per_op_error_geomean_pct);
+    optional_field(w, "per_op_error_geomean_raw_pct", r.per_op_error_geomean_raw_pct);
     w.key("host_gap_model").begin_object();
     w.field("calibrated", r.gaps.calibrated).field("per_event_overhead_us", r.gaps.per_event_us);
     w.field("recorded_gaps_ms", r.gaps.recorded_total_us / 1000.0).field("corrected_gaps_ms", r.gaps.corrected_total_us / 1000.0);
@@ -78,7 +79,9 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
         line(fmt::format("  original {:.3f} ms ({}), error {:+.1f}%", *r.original_ms, r.original_source, r.error_pct.value_or(0)));
     else
         line("  original time unknown (no meta.json and no linked profile)");
-    if (r.per_op_error_geomean_pct) line(fmt::format("  per-op time vs profile: geometric mean error {:.1f}%", *r.per_op_error_geomean_pct));
+    if (r.per_op_error_geomean_pct)
+        line(fmt::format("  per-op time vs profile: geometric mean error {:.1f}% (corrected durations), {:.1f}% (as recorded)",
+                         *r.per_op_error_geomean_pct, r.per_op_error_geomean_raw_pct.value_or(0)));
     line(fmt::format("  memory: pool {:.1f} MiB, peak RSS {:.1f} MiB; {} consumers rerouted to pool tensors, {} shape mismatches",
                      double(r.pool_bytes) / 1048576.0, double(r.peak_rss_bytes) / 1048576.0, r.fallbacks, r.shape_mismatches));
     if (!r.skipped.empty()) {

@@ -45,6 +45,20 @@ void Replayer::plan() {
     selection_ = select_ops(trace_, options_.selection);
     for (const Excluded& ex : selection_.excluded)
         skipped_.push_back({ex.node, std::string(trace_.name(trace_.nodes[ex.node.value])), ex.reason});
+    // Every buffer must know all its views before the first is handed out.
+    for (NodeIndex i : selection_.ops) {
+        const Node& n = trace_.nodes[i.value];
+        for (ValueRange r : {n.inputs, n.outputs})
+            for (uint32_t k = 0; k < r.count; ++k) {
+                const Value& v = trace_.values[r.begin + k];
+                if (v.kind == ValueKind::Tensor) pool_.reserve(trace_.tensor(v));
+                if (v.kind != ValueKind::List) continue;
+                for (uint32_t e = 0; e < v.payload.range.count; ++e) {
+                    const Value& item = trace_.values[v.payload.range.begin + e];
+                    if (item.kind == ValueKind::Tensor) pool_.reserve(trace_.tensor(item));
+                }
+            }
+    }
     OpRegistry registry;
     const bool on_cpu = options_.device.is_cpu();
     for (NodeIndex i : selection_.ops) {
@@ -198,6 +212,7 @@ void Replayer::check() {
         Step& step = steps_[s];
         if (step.skipped) continue;
         if (run_step(step, Pass::Check)) verify_outputs(step);
+        for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
     }
     for (Step& step : steps_)
         if (step.skipped) skipped_.push_back({step.node, step.name, step.skip_reason});
@@ -218,14 +233,23 @@ double Replayer::run_iteration(const std::vector<double>& gaps_us) {
     return us_since(t0) / 1000.0;
 }
 
-void Replayer::time_ops() {
+void Replayer::time_ops(int passes) {
+    // The median of a few passes: one preempted call must not make an op look slow.
+    std::vector<std::vector<double>> samples(steps_.size());
+    for (int pass = 0; pass < std::max(passes, 1); ++pass)
+        for (size_t s = 0; s < steps_.size(); ++s) {
+            Step& step = steps_[s];
+            if (step.skipped) continue;
+            const auto t0 = Clock::now();
+            run_step(step, Pass::Run);
+            samples[s].push_back(us_since(t0));
+            for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
+        }
     for (size_t s = 0; s < steps_.size(); ++s) {
-        Step& step = steps_[s];
-        if (step.skipped) continue;
-        const auto t0 = Clock::now();
-        run_step(step, Pass::Run);
-        op_us_[s] = us_since(t0);
-        for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
+        auto& v = samples[s];
+        if (v.empty()) continue;
+        std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+        op_us_[s] = v[v.size() / 2];
     }
 }
 

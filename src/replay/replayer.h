@@ -46,8 +46,8 @@ public:
     // `gaps_us` (one per step, may be empty) the host is kept busy that long
     // before each op, standing in for the original's Python and autograd time.
     double run_iteration(const std::vector<double>& gaps_us = {});
-    // One iteration timing each op's call; fills op_us() (one per step).
-    void time_ops();
+    // `passes` iterations timing each op's call; op_us() gets each op's median.
+    void time_ops(int passes = 3);
 
     const Selection& selection() const { return selection_; }
     const std::vector<Step>& steps() const { return steps_; }

@@ -1,0 +1,155 @@
+// Valid values for data-dependent inputs: indices inside the indexed range,
+// monotone bag offsets, loss targets below the class count, max-pool indices
+// from the forward op. Each op is planned and run; the values it got are read
+// back from the plan.
+#include <gtest/gtest.h>
+
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/arange.h>
+
+#include "replay/replayer.h"
+#include "replay/valid_values.h"
+#include "replay_test_trace.h"
+
+namespace mimic::replay {
+namespace {
+
+using testing::TestTrace;
+
+const char* kEmbeddingBag =
+    "aten::embedding_bag.padding_idx(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, "
+    "bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx) -> (Tensor, Tensor, Tensor, Tensor)";
+
+// Plans and runs every op of the trace once; returns the replayer for inspection.
+std::unique_ptr<Replayer> replay(const Trace& trace) {
+    ReplayOptions options;
+    options.selection.iteration = "all";
+    auto r = std::make_unique<Replayer>(trace, options);
+    r->plan();
+    r->check();
+    r->run_iteration();
+    return r;
+}
+
+std::string skips(const Replayer& r) {
+    std::string s;
+    for (const SkippedOp& op : r.skipped()) s += op.name + ": " + op.reason + "; ";
+    return s;
+}
+
+TEST(ReplayValidValues, BagOffsetsAreMonotoneFromZero) {
+    EXPECT_EQ(bag_offsets(4, 10, false), (std::vector<int64_t>{0, 2, 5, 7}));
+    EXPECT_EQ(bag_offsets(4, 10, true), (std::vector<int64_t>{0, 2, 5, 7, 10}));
+    EXPECT_EQ(bag_offsets(3, 0, false), (std::vector<int64_t>{0, 0, 0}));
+    EXPECT_TRUE(bag_offsets(0, 5, false).empty());
+}
+
+void check_embedding_bag(bool include_last) {
+    TestTrace b;
+    const int64_t rows = 7, n = 50, bags = include_last ? 9 : 8;
+    b.op("aten::embedding_bag", kEmbeddingBag,
+         {b.tensor({rows, 4}, "float", 10), b.tensor({n}, "long int", 11), b.tensor({bags}, "long int", 12),
+          TestTrace::boolean(false), TestTrace::integer(0), TestTrace::boolean(false), TestTrace::none(),
+          TestTrace::boolean(include_last), TestTrace::integer(-1)},
+         {b.tensor({include_last ? bags - 1 : bags, 4}, "float", 13)});
+    Trace trace = b.finish();
+    auto r = replay(trace);
+    ASSERT_EQ(r->replayed_count(), 1u) << skips(*r);
+    const Step& s = r->steps()[0];
+    at::Tensor idx = s.args[1].toTensor(), offs = s.args[2].toTensor();
+    EXPECT_GE(idx.min().item<int64_t>(), 0);
+    EXPECT_LT(idx.max().item<int64_t>(), rows);
+    ASSERT_EQ(offs.numel(), bags);
+    EXPECT_EQ(offs[0].item<int64_t>(), 0);
+    for (int64_t i = 1; i < bags; ++i) EXPECT_GE(offs[i].item<int64_t>(), offs[i - 1].item<int64_t>());
+    EXPECT_LE(offs[bags - 1].item<int64_t>(), n);
+    if (include_last) EXPECT_EQ(offs[bags - 1].item<int64_t>(), n);
+}
+
+TEST(ReplayValidValues, EmbeddingBag) { check_embedding_bag(false); }
+TEST(ReplayValidValues, EmbeddingBagIncludeLastOffset) { check_embedding_bag(true); }
+
+TEST(ReplayValidValues, EmbeddingBagBackwardAgreesWithForward) {
+    TestTrace b;
+    const int64_t rows = 9, n = 30, bags = 6, dim = 4;
+    b.op("aten::_embedding_bag_backward",
+         "aten::_embedding_bag_backward(Tensor grad, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, "
+         "Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, bool sparse, "
+         "Tensor? per_sample_weights, int padding_idx=-1) -> Tensor",
+         {b.tensor({bags, dim}, "float", 20), b.tensor({n}, "long int", 21), b.tensor({bags}, "long int", 22),
+          b.tensor({n}, "long int", 23), b.tensor({bags}, "long int", 24), b.tensor({bags}, "long int", 25),
+          TestTrace::integer(rows), TestTrace::boolean(false), TestTrace::integer(0), TestTrace::boolean(false),
+          TestTrace::none(), TestTrace::integer(-1)},
+         {b.tensor({rows, dim}, "float", 26)});
+    Trace trace = b.finish();
+    auto r = replay(trace);
+    ASSERT_EQ(r->replayed_count(), 1u) << skips(*r);
+    const Step& s = r->steps()[0];
+    EXPECT_LT(s.args[1].toTensor().max().item<int64_t>(), rows);
+    // offset2bag is what the forward returns on this device: empty on the CPU's
+    // sum fast path, else one existing bag per index.
+    at::Tensor offset2bag = s.args[3].toTensor();
+    if (offset2bag.numel() > 0) EXPECT_LT(offset2bag.max().item<int64_t>(), bags);
+    EXPECT_EQ(s.args[4].toTensor().numel(), bags);  // bag_size
+}
+
+TEST(ReplayValidValues, NllLossTargetsBelowClassCount) {
+    TestTrace b;
+    const int64_t batch = 16, classes = 5;
+    Value input = b.tensor({batch, classes}, "float", 30);
+    b.op("aten::nll_loss_nd",
+         "aten::nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor",
+         {input, b.tensor({batch}, "long int", 31), TestTrace::none(), TestTrace::integer(1), TestTrace::integer(-100)},
+         {b.tensor({}, "float", 32)});
+    b.op("aten::nll_loss_backward",
+         "aten::nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, "
+         "SymInt ignore_index, Tensor total_weight) -> Tensor",
+         {b.tensor({}, "float", 33), b.same(input), b.tensor({batch}, "long int", 34), TestTrace::none(),
+          TestTrace::integer(1), TestTrace::integer(-100), b.tensor({}, "float", 35)},
+         {b.tensor({batch, classes}, "float", 36)});
+    Trace trace = b.finish();
+    auto r = replay(trace);
+    ASSERT_EQ(r->replayed_count(), 2u) << skips(*r);
+    EXPECT_LT(r->steps()[0].args[1].toTensor().max().item<int64_t>(), classes);
+    EXPECT_GE(r->steps()[0].args[1].toTensor().min().item<int64_t>(), 0);
+    EXPECT_LT(r->steps()[1].args[2].toTensor().max().item<int64_t>(), classes);
+}
+
+TEST(ReplayValidValues, MaxPoolBackwardIndicesComeFromTheForward) {
+    TestTrace b;
+    b.op("aten::max_pool2d_with_indices_backward",
+         "aten::max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, "
+         "int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor",
+         {b.tensor({2, 3, 4, 4}, "float", 40), b.tensor({2, 3, 8, 8}, "float", 41), b.ints({2, 2}), b.ints({2, 2}),
+          b.ints({0, 0}), b.ints({1, 1}), TestTrace::boolean(false), b.tensor({2, 3, 4, 4}, "long int", 42)},
+         {b.tensor({2, 3, 8, 8}, "float", 43)});
+    Trace trace = b.finish();
+    auto r = replay(trace);
+    ASSERT_EQ(r->replayed_count(), 1u) << skips(*r);
+    at::Tensor idx = r->steps()[0].args[7].toTensor();
+    EXPECT_GE(idx.min().item<int64_t>(), 0);
+    EXPECT_LT(idx.max().item<int64_t>(), 64);  // inside each 8x8 plane
+    // Index (i, j) of a 2x2/2 pool lies in window (i, j): row in [2i, 2i+1], column in [2j, 2j+1].
+    at::Tensor rows = idx.div(8, "floor"), cols = idx.remainder(8);
+    at::Tensor i = at::arange(4).view({1, 1, 4, 1}), j = at::arange(4).view({1, 1, 1, 4});
+    EXPECT_TRUE(rows.div(2, "floor").eq(i).all().item<bool>());
+    EXPECT_TRUE(cols.div(2, "floor").eq(j).all().item<bool>());
+}
+
+TEST(ReplayValidValues, IndexSelectAndGatherStayInsideTheDimension) {
+    TestTrace b;
+    b.op("aten::index_select", "aten::index_select(Tensor self, int dim, Tensor index) -> Tensor",
+         {b.tensor({4, 6}, "float", 50), TestTrace::integer(1), b.tensor({20}, "long int", 51)},
+         {b.tensor({4, 20}, "float", 52)});
+    b.op("aten::gather", "aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
+         {b.tensor({5, 3}, "float", 53), TestTrace::integer(0), b.tensor({5, 3}, "long int", 54), TestTrace::boolean(false)},
+         {b.tensor({5, 3}, "float", 55)});
+    Trace trace = b.finish();
+    auto r = replay(trace);
+    ASSERT_EQ(r->replayed_count(), 2u) << skips(*r);
+    EXPECT_LT(r->steps()[0].args[2].toTensor().max().item<int64_t>(), 6);
+    EXPECT_LT(r->steps()[1].args[2].toTensor().max().item<int64_t>(), 5);
+}
+
+}  // namespace
+}  // namespace mimic::replay
