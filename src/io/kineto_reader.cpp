@@ -44,6 +44,8 @@ ProfileTrace read_kineto_trace(const std::string& path, const KinetoReadOptions&
 
     JsonStreamCallbacks cb;
     cb.stream_key = [&](std::string_view key) {
+        // Said at once, before a multi-GB nodes list is read for nothing.
+        if (key == "nodes") fail({path, -1, -1, ""}, "this is an execution trace (it has \"nodes\"), not a profiler trace");
         bool events_list = key == "traceEvents" || key.empty();
         saw_list = saw_list || events_list;
         return events_list;

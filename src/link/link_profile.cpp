@@ -39,19 +39,20 @@ void fill_timing(Trace& trace, const ProfileTrace& profile, const OpMatch& match
 }
 
 // The ET's parent of a node is the op that was running on its thread when it
-// started, and so is the profiler's enclosing event: a linked node's event
-// must lie inside the event of its nearest linked ancestor on the same
-// thread. Where it does not, one of the two pairs is wrong (names repeat);
-// the inner one is dropped. Parents come before children in id order, so
-// each ancestor is settled before its descendants are checked.
+// started, and so is the profiler's enclosing event: an in-order pair whose
+// event does not lie inside the event of its linked ET parent (same thread)
+// is a coincidence of repeated names, and is dropped. Only the direct parent
+// is compared: ET parents are not always right (torch 1.13 with DDP hooks
+// gives autograd nodes a parent that had already ended), and a wrong one
+// must cost one link, not a subtree. Pairs found by record-function id are
+// trusted as they are.
 size_t drop_unnested_links(const Trace& trace, const ProfileTrace& profile, OpMatch& match) {
     size_t dropped = 0;
     for (NodeIndex n : trace.execution_order()) {
-        uint32_t event = match.event_of_node[n.value];
-        if (event == kNoEvent) continue;
+        if (match.method[n.value] != LinkMethod::InOrder) continue;
         NodeIndex p = trace.parent_of(n);
-        while (p != kNoNode && !match.linked(p)) p = trace.parent_of(p);
-        if (p == kNoNode) continue;
+        if (p == kNoNode || !match.linked(p)) continue;
+        uint32_t event = match.event_of_node[n.value];
         uint32_t outer = match.event_of_node[p.value];
         if (profile.host[outer].thread != profile.host[event].thread) continue;
         uint32_t e = profile.host[event].parent;

@@ -106,17 +106,25 @@ std::vector<std::pair<uint32_t, uint32_t>> align_sequences(const std::vector<uin
     constexpr int kMaxAnchorAttempts = 8;
     while (pos_a < n && pos_b < m) {
         size_t na = std::min(chunk, n - pos_a);
-        size_t nb = std::min(m - pos_b, na + options.max_b_skip);
+        // A narrow window first; the wide one only when the narrow one has
+        // nothing good or its pairs run into its right edge.
+        size_t nb = std::min(m - pos_b, na + std::min(options.near_b_skip, options.max_b_skip));
         if (anchoring) {
             // Search as much of b as the budget allows; a shorter chunk of a
             // when b is long.
             size_t rest = m - pos_b;
-            na = std::min(na, std::max<size_t>(32, options.first_window_cells / rest));
+            na = std::min({na, options.anchor_chunk, std::max<size_t>(32, options.first_window_cells / rest)});
             nb = std::min(rest, std::max(nb, options.first_window_cells / na));
             ++anchor_attempts;
         }
         pairs.clear();
         int score = dp.run(a.data() + pos_a, na, b.data() + pos_b, nb, anchoring, pairs);
+        const size_t wide = std::min(m - pos_b, na + options.max_b_skip);
+        if (!anchoring && wide > nb && (score <= 0 || pairs.empty() || pairs.back().second + 64 >= nb)) {
+            nb = wide;
+            pairs.clear();
+            score = dp.run(a.data() + pos_a, na, b.data() + pos_b, nb, false, pairs);
+        }
         // A stretch where fewer than about a quarter of the nodes pair up is
         // not found here: its few pairs would be coincidences of common names.
         if (score <= 0) pairs.clear();

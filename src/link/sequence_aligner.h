@@ -20,7 +20,9 @@ struct AlignOptions {
     // a later part of the profile (e.g. one iteration of many).
     bool free_leading_b = true;
     size_t chunk = 512;         // items of `a` per dynamic-program chunk
-    size_t max_b_skip = 2048;   // how far past the last pair the window of `b` reaches beyond the chunk
+    size_t anchor_chunk = 256;  // items of `a` used to find where `a` starts in `b`
+    size_t near_b_skip = 1024;   // the window of `b` reaches this far beyond the chunk first,
+    size_t max_b_skip = 2048;   // and this far when the near window is not enough
     size_t first_window_cells = size_t(64) << 20;  // budget for finding where `a` starts in `b`
 };
 

@@ -1,4 +1,4 @@
-// mimic link TRACE --profile P [--json [FILE]]
+// mimic link TRACE [--profile P] [--json [FILE]]
 // Links a profiler trace to an execution trace and reports how much matched:
 // nodes linked (by record-function id, in order), device work attached, and
 // which profiler thread each ET thread was paired with.
@@ -6,6 +6,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "command.h"
 #include "io/kineto_reader.h"
@@ -27,42 +28,65 @@ struct LinkArgs {
     bool in_order = true;
 };
 
-int run(const LinkArgs& args) {
-    std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
-    if (inputs.size() != 1)
-        fail({args.trace, -1, -1, ""}, "link takes one trace; " + std::to_string(inputs.size()) + " were found there");
-    TraceInput input = inputs.front();
-    if (!args.profile.empty()) input.profile_path = args.profile;
-    if (input.profile_path.empty())
-        fail({args.trace, -1, -1, ""}, "no profile to link: pass --profile (a `mimic record` directory brings its own)");
+struct Linked {
+    TraceInput input;
+    LinkStats stats;
+};
 
+Linked link_one(TraceInput input, const LinkArgs& args) {
     Trace trace = load_trace(input.trace_path);
     const ProfileTrace profile = read_kineto_trace(input.profile_path);
     for (const std::string& w : profile.warnings) std::fprintf(stderr, "mimic: warning: %s\n", w.c_str());
     LinkOptions options;
     options.by_record_function_id = args.by_rf_id;
     options.in_order = args.in_order;
-    const LinkStats stats = link_profile(trace, profile, options);
+    return {std::move(input), link_profile(trace, profile, options)};
+}
 
-    if (!args.json.empty()) {
-        JsonWriter out;
+void write_json(const std::vector<Linked>& results, const std::string& where) {
+    JsonWriter out;
+    out.begin_object().key("inputs").begin_array();
+    for (const Linked& r : results) {
         out.begin_object();
-        out.field("trace", input.trace_path);
-        out.field("profile", input.profile_path);
+        out.field("trace", r.input.trace_path);
+        out.field("profile", r.input.profile_path);
         out.key("link");
-        write_link_stats(out, stats);
+        write_link_stats(out, r.stats);
         out.end_object();
-        std::string text = out.str() + "\n";
-        if (args.json == "-") {
-            std::fwrite(text.data(), 1, text.size(), stdout);
-            return 0;
-        }
-        std::ofstream file(args.json, std::ios::binary | std::ios::trunc);
-        if (file) file.write(text.data(), static_cast<std::streamsize>(text.size()));
-        if (!file) fail({args.json, -1, -1, ""}, "cannot write the JSON report");
     }
-    std::string table = "trace   " + input.trace_path + "\nprofile " + input.profile_path + "\n" + format_link_stats(stats);
-    std::fwrite(table.data(), 1, table.size(), stdout);
+    out.end_array().end_object();
+    std::string text = out.str() + "\n";
+    if (where == "-") {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        return;
+    }
+    std::ofstream file(where, std::ios::binary | std::ios::trunc);
+    if (file) file.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!file) fail({where, -1, -1, ""}, "cannot write the JSON report");
+}
+
+int run(const LinkArgs& args) {
+    // One trace, or a recording with one directory per rank (each with its profile.json).
+    std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
+    if (!args.profile.empty()) {
+        if (inputs.size() != 1)
+            fail({args.profile, -1, -1, ""}, "--profile goes with exactly one trace; " + std::to_string(inputs.size()) +
+                                                 " were found in " + args.trace);
+        inputs.front().profile_path = args.profile;
+    }
+    for (const TraceInput& input : inputs)
+        if (input.profile_path.empty())
+            fail({input.trace_path, -1, -1, ""}, "no profile to link: pass --profile (a `mimic record` directory brings its own)");
+
+    std::vector<Linked> results;
+    for (const TraceInput& input : inputs) results.push_back(link_one(input, args));
+    if (!args.json.empty()) write_json(results, args.json);
+    if (args.json == "-") return 0;
+    std::string text;
+    for (const Linked& r : results)
+        text += "trace   " + r.input.trace_path + "\nprofile " + r.input.profile_path + "\n" + format_link_stats(r.stats) +
+                (&r == &results.back() ? "" : "\n");
+    std::fwrite(text.data(), 1, text.size(), stdout);
     return 0;
 }
 
@@ -71,7 +95,7 @@ const Registrar registrar{{
     "Link a profiler (Kineto) trace to an execution trace and report what matched",
     [](CLI::App& app) -> RunFn {
         auto args = std::make_shared<LinkArgs>();
-        app.add_option("trace", args->trace, "ET (.json/.json.gz), Chakra .et, or a `mimic record` directory")
+        app.add_option("trace", args->trace, "ET (.json/.json.gz), Chakra .et, or a `mimic record` directory (one report per rank)")
             ->required();
         app.add_option("--profile", args->profile, "profiler trace (Chrome trace JSON, plain or gzip)");
         app.add_option("--json", args->json, "write the report as JSON to FILE, or alone on stdout when no FILE")
