@@ -82,8 +82,11 @@ std::string StepBuilder::convert(Conversion& c, uint16_t arg, const c10::TypePtr
     using K = c10::TypeKind;
     switch (type->kind()) {
         case K::OptionalType:
-            if (v.kind == ValueKind::None || v.kind == ValueKind::Generator ||
-                (v.kind == ValueKind::Tensor && trace_.tensor(v).undefined)) {
+            if (v.kind == ValueKind::Tensor && trace_.tensor(v).undefined) {
+                out = at::Tensor();  // what the original passed: an undefined tensor, not None
+                return {};
+            }
+            if (v.kind == ValueKind::None || v.kind == ValueKind::Generator) {
                 out = c10::IValue();
                 return {};
             }
