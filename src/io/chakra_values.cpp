@@ -1,0 +1,444 @@
+#include "io/chakra_values.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace mimic {
+
+namespace {
+
+// Splits "A,B[C,D],E(F,G)" at top-level commas.
+void split_types(std::string_view list, std::vector<std::string_view>& out) {
+    out.clear();
+    int depth = 0;
+    size_t start = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+        const char c = list[i];
+        if (c == '[' || c == '(') ++depth;
+        else if (c == ']' || c == ')') --depth;
+        else if (c == ',' && depth == 0) {
+            out.push_back(list.substr(start, i - start));
+            start = i + 1;
+        }
+    }
+    if (start < list.size()) out.push_back(list.substr(start));
+}
+
+bool strip(std::string_view s, std::string_view prefix, char close, std::string_view& inner) {
+    if (s.size() < prefix.size() + 1 || s.substr(0, prefix.size()) != prefix || s.back() != close) return false;
+    inner = s.substr(prefix.size(), s.size() - prefix.size() - 1);
+    return true;
+}
+
+}  // namespace
+
+const ChakraIoDecoder::TypeInfo& ChakraIoDecoder::type_info(StrId type) {
+    auto it = types_.find(type.value);
+    if (it != types_.end()) return it->second;
+    TypeInfo info;
+    const std::string_view s = trace_.str(type);
+    std::string_view inner;
+    // The same reading of type strings as the ET reader's (et_value_parser.cpp).
+    if (strip(s, "Tensor(", ')', inner)) {
+        info.kind = ValueKind::Tensor;
+        info.undefined_tensor = inner.substr(0, 7) == "nullptr";
+        info.dtype = trace_.strings.intern(inner);
+    } else if (s == "Tensor") {
+        info.kind = ValueKind::Tensor;
+    } else if (strip(s, "GenericList[", ']', inner) || strip(s, "Tuple[", ']', inner) ||
+               strip(s, "TensorList[", ']', inner) || strip(s, "List[", ']', inner)) {
+        info.kind = ValueKind::List;
+        std::vector<std::string_view> parts;
+        split_types(inner, parts);
+        for (std::string_view p : parts) info.elements.push_back(trace_.strings.intern(p));
+    } else if (s == "Int" || s == "SymInt" || s == "Layout" || s == "ScalarType" || s == "MemoryFormat") {
+        info.kind = ValueKind::Int;
+    } else if (s == "Double" || s == "Float") {
+        info.kind = ValueKind::Double;
+    } else if (s == "Bool") {
+        info.kind = ValueKind::Bool;
+    } else if (s == "String") {
+        info.kind = ValueKind::String;
+    } else if (s == "Device") {
+        info.kind = ValueKind::Device;
+    } else if (s == "None") {
+        info.kind = ValueKind::None;
+    } else if (s == "Object") {
+        info.kind = ValueKind::Object;
+    } else if (s == "Generator") {
+        info.kind = ValueKind::Generator;
+    }
+    return types_.emplace(type.value, std::move(info)).first->second;
+}
+
+StrId ChakraIoDecoder::intern_device(std::string_view device) {
+    // Nearly every tensor of a trace is on the same device: skip the hash.
+    if (last_device_id_.value != 0 && device == last_device_) return last_device_id_;
+    last_device_id_ = trace_.strings.intern(device);
+    last_device_ = trace_.str(last_device_id_);
+    return last_device_id_;
+}
+
+void ChakraIoDecoder::parse_types(std::string_view types) {
+    if (types.size() == last_types_.size() && types == last_types_) {
+        if (!last_types_ok_) type_ids_.clear();
+        return;
+    }
+    last_types_.assign(types.data(), types.size());
+    type_ids_.clear();
+    last_types_ok_ = false;
+    types_cursor_.reset(types);
+    if (!types_cursor_.open_list()) return;
+    Scalar s;
+    while (types_cursor_.next_element()) {
+        if (!types_cursor_.read_scalar(s) || s.kind != LiteralKind::String) {
+            type_ids_.clear();
+            return;
+        }
+        type_ids_.push_back(trace_.strings.intern(s.s));
+    }
+    if (!types_cursor_.finished()) {
+        type_ids_.clear();
+        return;
+    }
+    last_types_ok_ = true;
+}
+
+bool ChakraIoDecoder::decode(std::string_view values, std::string_view shapes, std::string_view types,
+                             ValueRange& out) {
+    out = {static_cast<uint32_t>(trace_.values.size()), 0};
+    if (values.empty()) return true;
+    const size_t values_before = trace_.values.size(), tensors_before = trace_.tensors.size(),
+                 dims_before = trace_.dims.size();
+    parse_types(types);
+    shapes_.reset(shapes);
+    bool shapes_open = !shapes.empty() && shapes_.open_list();
+    values_.reset(values);
+    pending_.clear();
+    bool ok = values_.open_list();
+    uint32_t count = 0;
+    while (ok && values_.next_element()) {
+        const StrId type = count < type_ids_.size() ? type_ids_[count] : StrId{};
+        const bool shaped = shapes_open && shapes_.next_element();
+        if (!shaped) shapes_open = false;
+        Value v;
+        if (!decode_value(type, shaped, v)) {
+            ok = false;
+            break;
+        }
+        pending_.push_back(v);
+        ++count;
+    }
+    if (!ok || !values_.finished()) {
+        // Not a literal we read: undo what was appended.
+        trace_.values.resize(values_before);
+        trace_.tensors.resize(tensors_before);
+        trace_.dims.resize(dims_before);
+        return false;
+    }
+    out = {static_cast<uint32_t>(trace_.values.size()), count};
+    trace_.values.insert(trace_.values.end(), pending_.begin(), pending_.end());
+    return true;
+}
+
+bool ChakraIoDecoder::decode_value(StrId type, bool shaped, Value& out) {
+    const TypeInfo* info = type.value != 0 ? &type_info(type) : nullptr;
+    if (values_.at_list_open()) {
+        if (info && info->kind == ValueKind::Tensor) {
+            const LiteralCursor::Mark at = values_.mark();
+            const LiteralCursor::Mark shape_at = shapes_.mark();
+            if (try_tensor(*info, shaped, out)) {
+                out.type = type;
+                return true;
+            }
+            values_.restore(at);  // not a tensor tuple after all: read it as a list
+            shapes_.restore(shape_at);
+        }
+        return decode_list(type, info, shaped, out);
+    }
+    Scalar s;
+    if (!values_.read_scalar(s)) return false;
+    if (shaped && !shapes_.skip_value()) shapes_.reset({});
+    out = Value{};
+    out.type = type;
+    const ValueKind want = info ? info->kind : ValueKind::Unknown;
+    if (want == ValueKind::None || want == ValueKind::Object || want == ValueKind::Generator) {
+        out.kind = want;
+        return true;
+    }
+    switch (s.kind) {
+        case LiteralKind::Null: out.kind = ValueKind::None; break;
+        case LiteralKind::Bool:
+            out.kind = ValueKind::Bool;
+            out.payload.b = s.b;
+            break;
+        case LiteralKind::Int:
+            if (want == ValueKind::Double) {
+                out.kind = ValueKind::Double;
+                out.payload.d = static_cast<double>(s.i);
+            } else if (want == ValueKind::Bool) {
+                out.kind = ValueKind::Bool;
+                out.payload.b = s.i != 0;
+            } else {
+                out.kind = ValueKind::Int;
+                out.payload.i = s.i;
+            }
+            break;
+        case LiteralKind::Double:
+            out.kind = ValueKind::Double;
+            out.payload.d = s.d;
+            break;
+        case LiteralKind::String:
+            // The ET spells these three as strings.
+            if (s.s == "<None>") out.kind = ValueKind::None;
+            else if (s.s == "<Object>") out.kind = ValueKind::Object;
+            else if (s.s == "<Generator>") out.kind = ValueKind::Generator;
+            else {
+                out.kind = want == ValueKind::Device ? ValueKind::Device : ValueKind::String;
+                out.payload.str = trace_.strings.intern(s.s);
+            }
+            break;
+    }
+    return true;
+}
+
+bool ChakraIoDecoder::decode_list(StrId type, const TypeInfo* info, bool shaped, Value& out) {
+    values_.open_list();
+    // The shape of a list is a list of its elements' shapes.
+    bool shapes_open = false;
+    if (shaped) {
+        if (shapes_.at_list_open()) shapes_open = shapes_.open_list();
+        else if (!shapes_.skip_value()) shapes_.reset({});
+    }
+    const std::vector<StrId>* elements = info && info->kind == ValueKind::List ? &info->elements : nullptr;
+    const size_t base = pending_.size();
+    uint32_t count = 0;
+    while (values_.next_element()) {
+        // Lists of one element type may name it once or per element.
+        StrId element;
+        if (elements) {
+            if (count < elements->size()) element = (*elements)[count];
+            else if (elements->size() == 1) element = (*elements)[0];
+        }
+        const bool child_shaped = shapes_open && shapes_.next_element();
+        if (!child_shaped) shapes_open = false;
+        Value child;
+        if (!decode_value(element, child_shaped, child)) return false;
+        pending_.push_back(child);
+        ++count;
+    }
+    if (!values_.ok()) return false;
+    // A shape list longer than the value list: step over the rest.
+    while (shapes_open && shapes_.next_element())
+        if (!shapes_.skip_value()) break;
+    out = Value{};
+    out.kind = ValueKind::List;
+    out.type = type;
+    out.payload.range = {static_cast<uint32_t>(trace_.values.size()), count};
+    trace_.values.insert(trace_.values.end(), pending_.begin() + static_cast<std::ptrdiff_t>(base), pending_.end());
+    pending_.resize(base);
+    return true;
+}
+
+bool ChakraIoDecoder::try_tensor(const TypeInfo& info, bool shaped, Value& out) {
+    // [tensor_id, storage_id, offset, numel, itemsize(, device)]
+    values_.open_list();
+    int64_t f[5];
+    for (int64_t& field : f)
+        if (!values_.next_element() || !values_.read_int(field)) return false;
+    TensorMeta t;
+    if (values_.next_element()) {
+        Scalar device;
+        if (!values_.read_scalar(device) || device.kind != LiteralKind::String) return false;
+        t.device = intern_device(device.s);
+        if (values_.next_element() || !values_.ok()) return false;  // more than six items
+    } else if (!values_.ok()) {
+        return false;
+    }
+    t.tensor_id = static_cast<uint64_t>(f[0]);
+    t.storage_id = static_cast<uint64_t>(f[1]);
+    t.offset = static_cast<uint64_t>(f[2]);
+    t.numel = static_cast<uint64_t>(f[3]);
+    t.itemsize = static_cast<uint32_t>(f[4]);
+    t.dtype = info.dtype;
+    t.undefined = info.undefined_tensor;
+    read_dims(shaped, t);
+    out = Value{};
+    out.kind = ValueKind::Tensor;
+    out.payload.index = static_cast<uint32_t>(trace_.tensors.size());
+    trace_.tensors.push_back(t);
+    return true;
+}
+
+void ChakraIoDecoder::read_dims(bool shaped, TensorMeta& t) {
+    t.dims_begin = static_cast<uint32_t>(trace_.dims.size());
+    if (!shaped) return;
+    const LiteralCursor::Mark at = shapes_.mark();
+    if (shapes_.open_list()) {
+        int64_t d;
+        size_t rank = 0;
+        bool ints = true;
+        while (shapes_.next_element()) {
+            if (rank == kMaxRank || !shapes_.read_int(d)) {
+                ints = false;
+                break;
+            }
+            trace_.dims.push_back(d);
+            ++rank;
+        }
+        if (ints && shapes_.ok()) {
+            t.rank = static_cast<uint16_t>(rank);
+            return;
+        }
+    }
+    // Not a list of integers: no shape for this tensor; step over it.
+    trace_.dims.resize(t.dims_begin);
+    shapes_.restore(at);
+    if (!shapes_.skip_value()) shapes_.reset({});
+}
+
+namespace {
+
+void append_int(std::string& out, int64_t v) {
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, r.ptr);
+}
+
+void append_uint(std::string& out, uint64_t v) {
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, r.ptr);
+}
+
+void append_double(std::string& out, double d) {
+    // Python's json spelling for the values JSON has none for.
+    if (std::isnan(d)) {
+        out += "NaN";
+        return;
+    }
+    if (std::isinf(d)) {
+        out += d > 0 ? "Infinity" : "-Infinity";
+        return;
+    }
+    char buf[32];
+    auto r = std::to_chars(buf, buf + sizeof buf, d);
+    out.append(buf, r.ptr);
+    // Keep it a float when read back: "1" would read as an Int.
+    std::string_view text(buf, static_cast<size_t>(r.ptr - buf));
+    if (text.find_first_of(".eE") == std::string_view::npos) out += ".0";
+}
+
+std::string_view kind_type_name(ValueKind k) {
+    switch (k) {
+        case ValueKind::None: return "None";
+        case ValueKind::Int: return "Int";
+        case ValueKind::Double: return "Double";
+        case ValueKind::Bool: return "Bool";
+        case ValueKind::String: return "String";
+        case ValueKind::Device: return "Device";
+        case ValueKind::Object: return "Object";
+        case ValueKind::Generator: return "Generator";
+        default: return "";
+    }
+}
+
+}  // namespace
+
+void ChakraIoEncoder::value_text(const Value& v, std::string& values, std::string& shapes, int depth) const {
+    switch (v.kind) {
+        case ValueKind::None:
+            values += "\"<None>\"";
+            shapes += "[]";
+            return;
+        case ValueKind::Int: append_int(values, v.payload.i); break;
+        case ValueKind::Double: append_double(values, v.payload.d); break;
+        case ValueKind::Bool: values += v.payload.b ? "true" : "false"; break;
+        case ValueKind::String:
+        case ValueKind::Device:
+        case ValueKind::Unknown: append_json_string(values, trace_.str(v.payload.str)); break;
+        case ValueKind::Object: values += "\"<Object>\""; break;
+        case ValueKind::Generator: values += "\"<Generator>\""; break;
+        case ValueKind::Tensor: {
+            const TensorMeta& t = trace_.tensors[v.payload.index];
+            values += '[';
+            append_uint(values, t.tensor_id);
+            values += ',';
+            append_uint(values, t.storage_id);
+            values += ',';
+            append_uint(values, t.offset);
+            values += ',';
+            append_uint(values, t.numel);
+            values += ',';
+            append_uint(values, t.itemsize);
+            values += ',';
+            append_json_string(values, trace_.str(t.device));
+            values += ']';
+            shapes += '[';
+            const int64_t* dims = trace_.shape(t);
+            for (uint16_t k = 0; k < t.rank; ++k) {
+                if (k) shapes += ',';
+                append_int(shapes, dims[k]);
+            }
+            shapes += ']';
+            return;
+        }
+        case ValueKind::List: {
+            values += '[';
+            shapes += '[';
+            for (uint32_t j = 0; j < v.payload.range.count; ++j) {
+                if (j) {
+                    values += ',';
+                    shapes += ',';
+                }
+                if (depth < 64) value_text(trace_.values[v.payload.range.begin + j], values, shapes, depth + 1);
+            }
+            values += ']';
+            shapes += ']';
+            return;
+        }
+    }
+    shapes += "[]";
+}
+
+void ChakraIoEncoder::encode(ValueRange range, std::string& values, std::string& shapes, std::string& types) const {
+    values.clear();
+    shapes.clear();
+    types.clear();
+    if (range.count == 0) return;  // absent inputs stay absent, as Chakra writes them
+    values += '[';
+    shapes += '[';
+    types += '[';
+    for (uint32_t i = 0; i < range.count; ++i) {
+        if (i) {
+            values += ',';
+            shapes += ',';
+            types += ',';
+        }
+        const Value& v = trace_.values[range.begin + i];
+        value_text(v, values, shapes, 0);
+        if (v.type.value != 0) {
+            append_json_string(types, trace_.str(v.type));
+        } else if (v.kind == ValueKind::Tensor) {
+            std::string t = "Tensor(";
+            t += trace_.str(trace_.tensors[v.payload.index].dtype);
+            t += ')';
+            append_json_string(types, t);
+        } else if (v.kind == ValueKind::List) {
+            append_json_string(types, "GenericList[]");
+        } else {
+            append_json_string(types, kind_type_name(v.kind));
+        }
+    }
+    values += ']';
+    shapes += ']';
+    types += ']';
+}
+
+uint64_t tensor_bytes(const Trace& trace, ValueRange range) {
+    uint64_t total = 0;
+    for_each_tensor(trace, range, [&](const TensorMeta& t) { total += t.numel * t.itemsize; });
+    return total;
+}
+
+}  // namespace mimic

@@ -1,0 +1,89 @@
+// Chakra keeps a node's inputs and outputs as three texts (values, shapes,
+// types) in the PyTorch ET encoding: a tensor is [tensor_id, storage_id,
+// offset, numel, itemsize, device], lists nest, types name each value.
+// These two classes turn such texts into flat Trace values and back.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "io/chakra_literal.h"
+#include "trace/trace.h"
+
+namespace mimic {
+
+class ChakraIoDecoder {
+public:
+    explicit ChakraIoDecoder(Trace& trace) : trace_(trace) {}
+
+    // Appends the values of one side and returns their range. Returns false
+    // (appending nothing) when `values` is not a list literal in JSON or
+    // Python syntax; the caller keeps the text raw then. Types and shapes
+    // that do not parse or do not match are ignored from where they stop
+    // matching: kinds are inferred from the values.
+    bool decode(std::string_view values, std::string_view shapes, std::string_view types, ValueRange& out);
+
+    static constexpr size_t kMaxRank = 64;
+
+private:
+    struct TypeInfo {
+        ValueKind kind = ValueKind::Unknown;
+        StrId dtype;
+        bool undefined_tensor = false;
+        std::vector<StrId> elements;
+    };
+    // Reads one value at the values cursor; `shaped`: the shapes cursor is
+    // at this value's shape.
+    bool decode_value(StrId type, bool shaped, Value& out);
+    bool decode_list(StrId type, const TypeInfo* info, bool shaped, Value& out);
+    bool try_tensor(const TypeInfo& info, bool shaped, Value& out);
+    void read_dims(bool shaped, TensorMeta& t);
+    void parse_types(std::string_view types);
+    const TypeInfo& type_info(StrId type);
+    StrId intern_device(std::string_view device);
+
+    Trace& trace_;
+    LiteralCursor values_;
+    LiteralCursor shapes_;
+    LiteralCursor types_cursor_;
+    std::vector<Value> pending_;  // children of the lists being read, before they are placed contiguously
+    std::vector<StrId> type_ids_;
+    std::string last_types_;  // consecutive nodes often share a signature: its types are parsed once
+    bool last_types_ok_ = false;
+    std::unordered_map<uint32_t, TypeInfo> types_;
+    std::string_view last_device_;
+    StrId last_device_id_;
+};
+
+// Writes Trace values as the three JSON texts of a Chakra IOInfo.
+class ChakraIoEncoder {
+public:
+    explicit ChakraIoEncoder(const Trace& trace) : trace_(trace) {}
+    void encode(ValueRange range, std::string& values, std::string& shapes, std::string& types) const;
+
+private:
+    void value_text(const Value& v, std::string& values, std::string& shapes, int depth) const;
+    const Trace& trace_;
+};
+
+// Byte size of every tensor in a range of values, lists included.
+uint64_t tensor_bytes(const Trace& trace, ValueRange range);
+
+// Calls fn(const TensorMeta&) for every defined tensor in a range, lists included.
+template <typename Fn>
+void for_each_tensor(const Trace& trace, ValueRange range, Fn&& fn, int depth = 0) {
+    if (depth > 64) return;
+    for (uint32_t i = 0; i < range.count; ++i) {
+        const Value& v = trace.values[range.begin + i];
+        if (v.kind == ValueKind::Tensor) {
+            const TensorMeta& t = trace.tensors[v.payload.index];
+            if (!t.undefined) fn(t);
+        } else if (v.kind == ValueKind::List) {
+            for_each_tensor(trace, v.payload.range, fn, depth + 1);
+        }
+    }
+}
+
+}  // namespace mimic

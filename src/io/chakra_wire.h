@@ -1,0 +1,65 @@
+// A zero-copy decoder for Chakra Node messages, the reader's hot path.
+// protobuf's generated parser copies every string into the message and
+// checks it for UTF-8; for traces of millions of nodes whose bytes are mostly
+// IOInfo text, reading views into the input instead is several times faster.
+// It follows the protobuf wire format (unknown fields skipped, repeated
+// scalars packed or not, the last of a oneof wins) and reports malformed
+// input with its offset inside the message. Tests check it against protobuf's
+// own parser on the real traces.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mimic {
+
+// One AttributeProto, undecoded beyond its field: `field` is the oneof field
+// number (3..32; 0 when no value is set) and its payload is either `bits`
+// (varint, fixed32, fixed64: raw) or `bytes` (string, bytes, or a *List
+// message).
+struct ChakraAttrView {
+    std::string_view name;
+    int field = 0;
+    int wire_type = 0;
+    uint64_t bits = 0;
+    std::string_view bytes;
+};
+
+struct ChakraIoView {
+    bool present = false;
+    std::string_view values, shapes, types;
+};
+
+struct ChakraNodeView {
+    uint64_t id = 0;
+    std::string_view name;
+    int32_t type = 0;
+    std::vector<uint64_t> ctrl_deps;
+    std::vector<uint64_t> data_deps;
+    uint64_t start_time_micros = 0;
+    uint64_t duration_micros = 0;
+    ChakraIoView inputs, outputs;
+    std::vector<ChakraAttrView> attrs;
+};
+
+struct ChakraMetadataView {
+    std::string_view version;
+    std::vector<ChakraAttrView> attrs;
+};
+
+bool decode_chakra_metadata(std::string_view message, ChakraMetadataView& out, std::string& error);
+
+// Decodes `message` into `out` (whose vectors are reused). Returns false and
+// sets `error` (with the offset inside the message) on malformed input.
+bool decode_chakra_node(std::string_view message, ChakraNodeView& out, std::string& error);
+
+// The values of a *List attribute payload (field 1, packed or not), appended
+// to `out`: raw bits of each scalar, whose wire type is `wire_type` (0
+// varint, 1 fixed64, 5 fixed32), or views of each string. Return false on
+// malformed input.
+bool decode_list_scalars(std::string_view list, int wire_type, std::vector<uint64_t>& out);
+bool decode_list_bytes(std::string_view list, std::vector<std::string_view>& out);
+
+}  // namespace mimic
