@@ -46,17 +46,18 @@ for f in sorted(os.listdir(out)):
            "original_ms": d["original_ms"], "error_pct": d["error_pct"],
            "per_op_error_geomean_pct": d.get("per_op_error_geomean_pct"),
            "per_op_error_geomean_raw_pct": d.get("per_op_error_geomean_raw_pct"),
+           "per_op_error_weighted_pct": d.get("per_op_error_weighted_pct"),
            "skipped": [(s["name"], s["reason"], s["count"]) for s in d["ops_skipped"]]}
     rows.append(row)
     if mode in errs and d["error_pct"] is not None and d["original_source"] == "meta.json untraced median":
         errs[mode].append(abs(d["error_pct"]))
 geo = {m: (math.exp(sum(math.log(max(e, 1e-3)) for e in v) / len(v)) if v else None) for m, v in errs.items()}
 json.dump({"rows": rows, "geomean_abs_error_pct": geo}, open(os.path.join(out, "summary.json"), "w"), indent=1)
-print(f"{'trace':<16}{'gaps':<10}{'replayed':>14}{'cover%':>8}{'replay ms':>11}{'orig ms':>10}{'err%':>8}{'op err%':>9}")
+print(f"{'trace':<16}{'gaps':<10}{'replayed':>14}{'cover%':>8}{'replay ms':>11}{'orig ms':>10}{'err%':>8}{'op err%':>9}{'op werr%':>9}")
 for r in rows:
     fmt = lambda v, p=1: "-" if v is None else f"{v:.{p}f}"
     print(f"{r['name']:<16}{r['mode']:<10}{str(r['ops_replayed'])+'/'+str(r['ops_total']):>14}{r['coverage_pct']:>8}"
-          f"{r['median_ms']:>11.2f}{fmt(r['original_ms'], 2):>10}{fmt(r['error_pct']):>8}{fmt(r['per_op_error_geomean_pct']):>9}")
+          f"{r['median_ms']:>11.2f}{fmt(r['original_ms'], 2):>10}{fmt(r['error_pct']):>8}{fmt(r['per_op_error_geomean_pct']):>9}{fmt(r['per_op_error_weighted_pct']):>9}")
     for s in r["skipped"][:5]:
         print(f"    skipped {s[2]} x {s[0]}: {s[1]}")
 print("geometric mean |error| over the built-in workloads:", {k: (None if v is None else round(v, 2)) for k, v in geo.items()})

@@ -145,6 +145,13 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
     };
     r.per_op_error_geomean_pct = geomean(&TimeCompare::profile_us);
     r.per_op_error_geomean_raw_pct = geomean(&TimeCompare::profile_raw_us);
+    double abs_diff = 0, profile_sum = 0;
+    for (const TimeCompare& t : r.per_op) {
+        if (t.profiled == 0) continue;
+        abs_diff += std::fabs(t.replay_us - t.profile_us);
+        profile_sum += t.profile_us;
+    }
+    if (profile_sum > 0) r.per_op_error_weighted_pct = 100.0 * abs_diff / profile_sum;
     return r;
 }
 

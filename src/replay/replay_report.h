@@ -62,6 +62,8 @@ struct ReplayReport {
     std::vector<TimeCompare> per_category;
     std::optional<double> per_op_error_geomean_pct;  // over op names with a profile time
     std::optional<double> per_op_error_geomean_raw_pct;  // the same against uncorrected durations
+    // sum over op names of |replay - profile| / sum of profile (corrected): big ops weigh most.
+    std::optional<double> per_op_error_weighted_pct;
     double op_time_sum_ms = 0;                       // replay's per-op pass, summed
     HostGapModel gaps;
     uint64_t pool_bytes = 0;

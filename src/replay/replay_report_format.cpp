@@ -49,6 +49,7 @@ std::string report_json(const ReplayReport& r) {
     w.field("op_time_sum_ms", r.op_time_sum_ms);
     optional_field(w, "per_op_error_geomean_pct", r.per_op_error_geomean_pct);
     optional_field(w, "per_op_error_geomean_raw_pct", r.per_op_error_geomean_raw_pct);
+    optional_field(w, "per_op_error_weighted_pct", r.per_op_error_weighted_pct);
     w.key("host_gap_model").begin_object();
     w.field("calibrated", r.gaps.calibrated).field("per_event_overhead_us", r.gaps.per_event_us);
     w.field("recorded_gaps_ms", r.gaps.recorded_total_us / 1000.0).field("corrected_gaps_ms", r.gaps.corrected_total_us / 1000.0);
@@ -82,6 +83,8 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
     if (r.per_op_error_geomean_pct)
         line(fmt::format("  per-op time vs profile: geometric mean error {:.1f}% (corrected durations), {:.1f}% (as recorded)",
                          *r.per_op_error_geomean_pct, r.per_op_error_geomean_raw_pct.value_or(0)));
+    if (r.per_op_error_weighted_pct)
+        line(fmt::format("  per-op time vs profile, weighted by time: {:.1f}% of profiled op time", *r.per_op_error_weighted_pct));
     line(fmt::format("  memory: pool {:.1f} MiB, peak RSS {:.1f} MiB; {} consumers rerouted to pool tensors, {} shape mismatches",
                      double(r.pool_bytes) / 1048576.0, double(r.peak_rss_bytes) / 1048576.0, r.fallbacks, r.shape_mismatches));
     if (!r.skipped.empty()) {
