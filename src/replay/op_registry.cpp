@@ -5,6 +5,7 @@
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/csrc/jit/frontend/function_schema_parser.h>
+#include <torch/csrc/api/include/torch/version.h>
 
 namespace mimic::replay {
 namespace {
@@ -85,6 +86,20 @@ const OpLookup& OpRegistry::lookup(std::string_view op_schema) {
     if (it != cache_->by_schema.end()) return it->second;
     OpLookup result = look_up(key);
     return cache_->by_schema.emplace(std::move(key), std::move(result)).first->second;
+}
+
+OpKernelTable build_kernel_table() {
+    OpKernelTable table;
+    table.set_libtorch_version(TORCH_VERSION);
+    for (const c10::OperatorName& name : c10::Dispatcher::singleton().getAllOpNames()) {
+        auto handle = c10::Dispatcher::singleton().findOp(name);
+        if (!handle) continue;
+        bool cpu = false;
+        for (c10::DispatchKey key : kCpuRunnableKeys) cpu = cpu || handle->hasKernelForDispatchKey(key);
+        std::string key = name.overload_name.empty() ? name.name : name.name + "." + name.overload_name;
+        table.add(std::move(key), cpu ? OpKernel::CpuKernel : OpKernel::NoCpuKernel);
+    }
+    return table;
 }
 
 }  // namespace mimic::replay

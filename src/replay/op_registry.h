@@ -37,3 +37,13 @@ private:
 };
 
 }  // namespace mimic::replay
+
+#include "io/op_kernel_table.h"
+
+namespace mimic::replay {
+
+// Every operator this libtorch registers, with whether it runs on the CPU:
+// what `mimic-torch list-ops` writes for the torch-free commands.
+OpKernelTable build_kernel_table();
+
+}  // namespace mimic::replay

@@ -16,6 +16,7 @@
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
 #include "support/error.h"
+#include "io/op_kernel_table.h"
 #ifdef MIMIC_HAVE_TORCH
 #include "replay/op_registry.h"
 #endif
@@ -97,6 +98,14 @@ int run(const AnalyzeArgs& args) {
 #ifdef MIMIC_HAVE_TORCH
     replay::OpRegistry registry;
     options.oracle = [&registry](std::string_view schema) { return registry.has_cpu_kernel(schema); };
+#else
+    // The torch-free binary asks the table the build wrote from libtorch
+    // (mimic-cpu-ops.tsv), so it need not load libtorch (~1 s at start-up).
+    const OpKernelTable op_table = OpKernelTable::load_default();
+    if (!op_table.empty())
+        options.oracle = [&op_table](std::string_view schema) {
+            return op_table.lookup(schema) == OpKernel::CpuKernel;
+        };
 #endif
     std::vector<analysis::Report> reports;
     reports.reserve(inputs.size());
