@@ -112,9 +112,19 @@ void align_threads(const Trace& trace, const ProfileTrace& profile, const NameMa
             b_events.push_back(e);
         }
         AlignOptions options;
-        options.free_leading_b = first;  // before the first fixed pair the ET may start anywhere
-        for (auto [i, j] : align_sequences(a, b, options)) {
-            match.pair(a_nodes[i], b_events[j], LinkMethod::InOrder);
+        if (first && anchors.size() > 1) {
+            // Before the first fixed pair: align backwards from it, so the
+            // nodes just before it pair with the events just before its event
+            // (not with a look-alike earlier iteration).
+            std::reverse(a.begin(), a.end());
+            std::reverse(b.begin(), b.end());
+            options.free_leading_b = false;
+            for (auto [i, j] : align_sequences(a, b, options))
+                match.pair(a_nodes[a.size() - 1 - i], b_events[b.size() - 1 - j], LinkMethod::InOrder);
+        } else {
+            options.free_leading_b = first;  // with no fixed pair at all, the ET may start anywhere
+            for (auto [i, j] : align_sequences(a, b, options))
+                match.pair(a_nodes[i], b_events[j], LinkMethod::InOrder);
         }
         first = false;
         from_a = anchor.a + 1;

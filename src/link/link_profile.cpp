@@ -39,17 +39,17 @@ void fill_timing(Trace& trace, const ProfileTrace& profile, const OpMatch& match
 }
 
 // The ET's parent of a node is the op that was running on its thread when it
-// started, and so is the profiler's enclosing event: an in-order pair whose
+// started, and so is the profiler's enclosing event: a pair by name whose
 // event does not lie inside the event of its linked ET parent (same thread)
 // is a coincidence of repeated names, and is dropped. Only the direct parent
 // is compared: ET parents are not always right (torch 1.13 with DDP hooks
 // gives autograd nodes a parent that had already ended), and a wrong one
 // must cost one link, not a subtree. Pairs found by record-function id are
-// trusted as they are.
+// trusted as they are; pairs by sequence number and in order are checked.
 size_t drop_unnested_links(const Trace& trace, const ProfileTrace& profile, OpMatch& match) {
     size_t dropped = 0;
     for (NodeIndex n : trace.execution_order()) {
-        if (match.method[n.value] != LinkMethod::InOrder) continue;
+        if (match.method[n.value] != LinkMethod::InOrder && match.method[n.value] != LinkMethod::SequenceNumber) continue;
         NodeIndex p = trace.parent_of(n);
         if (p == kNoNode || !match.linked(p)) continue;
         uint32_t event = match.event_of_node[n.value];
@@ -76,6 +76,7 @@ LinkStats link_profile(Trace& trace, const ProfileTrace& profile, const LinkOpti
     OpMatch match(trace.nodes.size(), profile.host.size());
     NameMap names(trace, profile);
     if (options.by_record_function_id) match_by_record_function_id(trace, profile, names, match, stats);
+    if (options.by_sequence_number) match_by_sequence_number(trace, profile, names, match);
     if (options.in_order) match_in_order(trace, profile, names, match, stats);
     stats.nesting_conflicts = drop_unnested_links(trace, profile, match);
     fill_timing(trace, profile, match);
@@ -91,6 +92,7 @@ LinkStats link_profile(Trace& trace, const ProfileTrace& profile, const LinkOpti
         ++stats.linked;
         stats.operators_linked += node.kind == NodeKind::Operator;
         stats.by_record_function_id += match.method[i] == LinkMethod::RecordFunctionId;
+        stats.by_sequence_number += match.method[i] == LinkMethod::SequenceNumber;
         stats.in_order += match.method[i] == LinkMethod::InOrder;
         node_of_event[e] = NodeIndex(i);
         const ProfileThread& thread = profile.threads[profile.host[e].thread];
@@ -107,6 +109,7 @@ const char* to_string(LinkMethod m) {
     switch (m) {
         case LinkMethod::None: return "none";
         case LinkMethod::RecordFunctionId: return "record_function_id";
+        case LinkMethod::SequenceNumber: return "sequence_number";
         case LinkMethod::InOrder: return "in_order";
     }
     return "?";

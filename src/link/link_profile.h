@@ -3,12 +3,14 @@
 // thread), and the device work its profiler op launched (kernels, memcpys,
 // memsets) is attached to it.
 //
-// Host ops are matched in two ways, in this order:
+// Host ops are matched in three ways, in this order:
 //  1. by id: ET rf_id == the profiler's "Record function id" (newer PyTorch,
 //     and mimic's own recorder), names checked;
-//  2. in order: per thread, the ET nodes (sorted by id) and the profiler's
+//  2. by autograd sequence number: ET seq_id == "Sequence number", names
+//     checked; it tells which of many profiled iterations the ET recorded;
+//  3. in order: per thread, the ET nodes (sorted by id) and the profiler's
 //     host events (sorted by start) are aligned by name, skipping what either
-//     side lacks. Nodes already linked by id are fixed points of the alignment.
+//     side lacks. Nodes already linked are fixed points of the alignment.
 // Device work joins its launch (runtime call) by correlation id; the launch
 // joins the host op with its External id on the same thread if that op
 // encloses it, else the innermost host op that encloses it.
@@ -26,11 +28,12 @@ namespace mimic {
 
 struct LinkOptions {
     bool by_record_function_id = true;
+    bool by_sequence_number = true;
     bool in_order = true;
     bool attach_device_work = true;
 };
 
-enum class LinkMethod : uint8_t { None, RecordFunctionId, InOrder };
+enum class LinkMethod : uint8_t { None, RecordFunctionId, SequenceNumber, InOrder };
 
 // Which profiler thread an ET thread was aligned with, and how well.
 struct ThreadPairing {
@@ -50,6 +53,7 @@ struct LinkStats {
     size_t operators = 0;           // nodes of kind Operator (with a schema)
     size_t operators_linked = 0;
     size_t by_record_function_id = 0;
+    size_t by_sequence_number = 0;
     size_t in_order = 0;
     size_t rf_id_name_mismatches = 0;  // "Record function id" found but the names differ: not linked
     size_t nesting_conflicts = 0;      // pairs dropped: the event lies outside its linked parent's event

@@ -19,6 +19,7 @@ void write_link_stats(JsonWriter& out, const LinkStats& s) {
     out.field("operators_linked", s.operators_linked);
     out.key("by_method").begin_object();
     out.field("record_function_id", s.by_record_function_id);
+    out.field("sequence_number", s.by_sequence_number);
     out.field("in_order", s.in_order);
     out.end_object();
     out.field("rf_id_name_mismatches", s.rf_id_name_mismatches);
@@ -54,6 +55,7 @@ std::string format_link_stats(const LinkStats& s) {
     out += fmt::format("linkable (not root/thread) {:>6}\n", s.linkable);
     out += fmt::format("linked                 {:>10}  ({:.1f}%)\n", s.linked, percent(s.linked, s.linkable));
     out += fmt::format("  by record function id{:>10}\n", s.by_record_function_id);
+    out += fmt::format("  by sequence number   {:>10}\n", s.by_sequence_number);
     out += fmt::format("  in order by name     {:>10}\n", s.in_order);
     out += fmt::format("unlinked               {:>10}\n", s.unlinked);
     out += fmt::format("operators linked       {:>10} of {} ({:.1f}%)\n", s.operators_linked, s.operators,

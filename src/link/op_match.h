@@ -1,5 +1,6 @@
 // The pairing of ET nodes with profiler host events that the matchers build
-// up, and the two matchers: by record-function id, then in order per thread.
+// up, and the matchers: by record-function id, by autograd sequence number,
+// then in order per thread.
 #pragma once
 
 #include <cstdint>
@@ -52,6 +53,12 @@ private:
 // ET rf_id == the profile's "Record function id", with equal names.
 void match_by_record_function_id(const Trace& trace, const ProfileTrace& profile, const NameMap& names,
                                  OpMatch& match, LinkStats& stats);
+
+// ET seq_id == the profile's "Sequence number" with equal names, kept only
+// where they form one ordered chain covering most of an ET thread's numbered
+// nodes (numbers of two unrelated runs do coincide for some ops).
+void match_by_sequence_number(const Trace& trace, const ProfileTrace& profile, const NameMap& names,
+                              OpMatch& match);
 
 // Per thread, in order, by name; pairs found by id are kept as fixed points.
 void match_in_order(const Trace& trace, const ProfileTrace& profile, const NameMap& names, OpMatch& match,

@@ -25,6 +25,7 @@ struct LinkArgs {
     std::string profile;
     std::string json;  // "" no JSON, "-" stdout, else a file
     bool by_rf_id = true;
+    bool by_seq = true;
     bool in_order = true;
 };
 
@@ -39,6 +40,7 @@ Linked link_one(TraceInput input, const LinkArgs& args) {
     for (const std::string& w : profile.warnings) std::fprintf(stderr, "mimic: warning: %s\n", w.c_str());
     LinkOptions options;
     options.by_record_function_id = args.by_rf_id;
+    options.by_sequence_number = args.by_seq;
     options.in_order = args.in_order;
     return {std::move(input), link_profile(trace, profile, options)};
 }
@@ -102,6 +104,7 @@ const Registrar registrar{{
             ->expected(0, 1)
             ->default_str("-");
         app.add_flag("!--no-rf-id", args->by_rf_id, "do not match by record-function id");
+        app.add_flag("!--no-seq", args->by_seq, "do not match by autograd sequence number");
         app.add_flag("!--no-in-order", args->in_order, "do not match in order by name");
         return [args] { return run(*args); };
     },
