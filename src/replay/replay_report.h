@@ -54,6 +54,10 @@ struct ReplayReport {
     std::optional<double> original_ms;
     std::string original_source;  // "meta.json untraced median", "profiled iteration span"
     std::optional<double> error_pct;
+    // The device the trace's tensors were on ("cuda:0"...); when it is not the
+    // replay device, original and replay times measure different hardware.
+    std::string recorded_device;
+    bool times_comparable = true;
     uint64_t ops_total = 0;
     uint64_t ops_replayed = 0;
     std::optional<double> coverage_time_pct;  // share of recorded top-level op time replayed

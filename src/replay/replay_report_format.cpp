@@ -39,6 +39,7 @@ std::string report_json(const ReplayReport& r) {
     optional_field(w, "original_ms", r.original_ms);
     w.field("original_source", r.original_source);
     optional_field(w, "error_pct", r.error_pct);
+    w.field("recorded_device", r.recorded_device).field("times_comparable", r.times_comparable);
     w.field("ops_total", uint64_t(r.ops_total)).field("ops_replayed", uint64_t(r.ops_replayed));
     w.field("coverage_pct", r.coverage_pct());
     optional_field(w, "coverage_time_pct", r.coverage_time_pct);
@@ -80,6 +81,9 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
         line(fmt::format("  original {:.3f} ms ({}), error {:+.1f}%", *r.original_ms, r.original_source, r.error_pct.value_or(0)));
     else
         line("  original time unknown (no meta.json and no linked profile)");
+    if (!r.times_comparable)
+        line(fmt::format("  note: recorded on {}, replayed on {}: the times measure different hardware", r.recorded_device,
+                         r.settings.device));
     if (r.per_op_error_geomean_pct)
         line(fmt::format("  per-op time vs profile: geometric mean error {:.1f}% (corrected durations), {:.1f}% (as recorded)",
                          *r.per_op_error_geomean_pct, r.per_op_error_geomean_raw_pct.value_or(0)));
