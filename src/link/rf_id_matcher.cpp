@@ -1,17 +1,10 @@
+// Matching by record-function id: the handle PyTorch gives each op call,
+// which the ET writes as rf_id and newer profilers as "Record function id".
 #include <unordered_map>
 
 #include "link/op_match.h"
 
 namespace mimic {
-
-bool is_linkable(const Node& node) { return node.kind != NodeKind::Root && node.kind != NodeKind::Thread; }
-
-NameMap::NameMap(const Trace& trace, const ProfileTrace& profile) : ids_(trace.strings.size(), UINT32_MAX) {
-    for (size_t i = 1; i < ids_.size(); ++i) {
-        StrId id = profile.strings.find(trace.strings.view(StrId{static_cast<uint32_t>(i)}));
-        if (id.value != 0) ids_[i] = id.value;
-    }
-}
 
 void match_by_record_function_id(const Trace& trace, const ProfileTrace& profile, const NameMap& names,
                                  OpMatch& match, LinkStats& stats) {
