@@ -65,13 +65,16 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
     r.runtime_errors = replayer.runtime_errors();
 
     const bool timed = trace.timing.size() == trace.nodes.size();
+    // The device of the trace: the first accelerator any replayed op touched, else the first device seen.
     for (NodeIndex n : sel.ops) {
         const Node& node = trace.nodes[n.value];
-        for (uint32_t k = 0; k < node.inputs.count && r.recorded_device.empty(); ++k) {
+        for (uint32_t k = 0; k < node.inputs.count; ++k) {
             const Value& v = trace.values[node.inputs.begin + k];
-            if (v.kind == ValueKind::Tensor && !trace.tensor(v).undefined) r.recorded_device = std::string(trace.str(trace.tensor(v).device));
+            if (v.kind != ValueKind::Tensor || trace.tensor(v).undefined) continue;
+            std::string_view dev = trace.str(trace.tensor(v).device);
+            if (r.recorded_device.empty() || (dev.rfind("cpu", 0) != 0 && !dev.empty())) r.recorded_device = std::string(dev);
         }
-        if (!r.recorded_device.empty()) break;
+        if (!r.recorded_device.empty() && r.recorded_device.rfind("cpu", 0) != 0) break;
     }
     const std::string_view rec = r.recorded_device;
     r.times_comparable = rec.empty() || rec.substr(0, settings.device.size()) == settings.device;
