@@ -71,9 +71,9 @@ uint64_t affinity(const Trace& trace, const EtThread& et, const ProfileThreadOps
     return tied * (et.nodes.size() + 1) + shared;
 }
 
-// Aligns one ET thread with one profiler thread. Pairs found by id on this
-// thread split the sequences into stretches aligned on their own, so that
-// in-order pairs never cross them.
+// Aligns one ET thread with one profiler thread. Pairs already made on this
+// thread (by record-function id or sequence number) split the sequences into
+// stretches aligned on their own, so that in-order pairs never cross them.
 void align_threads(const Trace& trace, const ProfileTrace& profile, const NameMap& names, const EtThread& et,
                    const ProfileThreadOps& prof, std::vector<uint32_t>& position, OpMatch& match) {
     for (uint32_t p = 0; p < prof.events.size(); ++p) position[prof.events[p]] = p;
