@@ -1,5 +1,6 @@
 #include "replay/replayer.h"
 
+#include <c10/core/GradMode.h>
 #include <c10/util/Exception.h>
 
 #include <algorithm>
@@ -95,6 +96,7 @@ void Replayer::plan() {
         }
         if (!why.empty()) skipped_.push_back({i, std::string(name), why});
     }
+    mark_autograd_leaves();
     slots_.assign(builder_.slot_count(), at::Tensor());
     slot_ok_.assign(builder_.slot_count(), 1);
     op_us_.assign(steps_.size(), 0.0);
@@ -113,6 +115,25 @@ void Replayer::compute_releases() {
     }
     for (size_t slot = 0; slot < last_use.size(); ++slot)
         if (last_use[slot] >= 0) release_after_[size_t(last_use[slot])].push_back(uint32_t(slot));
+}
+
+void Replayer::mark_autograd_leaves() {
+    // A trace recorded without autograd (inference) has no sequence numbers: nothing to do.
+    for (Step& step : steps_) step.grad_mode = trace_.nodes[step.node.value].seq_id >= 0;
+    for (Step& step : steps_) {
+        if (!step.grad_mode) continue;
+        const auto& formals = step.op.schema().arguments();
+        for (size_t i = 0; i < step.args.size() && i < formals.size(); ++i) {
+            // Pool tensors read (not written) by an op autograd recorded stand for
+            // parameters and inputs: leaves that require grad, as in the original.
+            const c10::AliasInfo* alias = formals[i].alias_info();
+            if (alias && alias->isWrite()) continue;
+            c10::IValue& a = step.args[i];
+            if (!a.isTensor()) continue;
+            at::Tensor t = a.toTensor();
+            if (t.defined() && t.is_floating_point() && !t.requires_grad()) t.requires_grad_(true);
+        }
+    }
 }
 
 size_t Replayer::replayed_count() const {
@@ -187,8 +208,17 @@ bool Replayer::run_step(Step& step, Pass pass) {
         }
     }
     try {
+        c10::AutoGradMode grad(step.grad_mode);
         step.op.callBoxed(&stack_);
     } catch (const std::exception& e) {
+        if (pass == Pass::Check && step.grad_mode) {
+            // Autograd refused (an in-place op on a leaf, a view rule): run it as
+            // the original's backward and optimizer ops run, without grad.
+            step.grad_mode = false;
+            for (c10::IValue& a : step.args)
+                if (a.isTensor() && a.toTensor().requires_grad() && a.toTensor().is_leaf()) a = a.toTensor().detach();
+            return run_step(step, pass);
+        }
         step.skipped = true;
         step.skip_reason = short_reason(e);
         if (pass == Pass::Run) {

@@ -66,6 +66,7 @@ private:
     at::Tensor fallback(Step& step, TensorPatch& patch);
     void verify_outputs(const Step& step);
     void compute_releases();
+    void mark_autograd_leaves();
 
     const Trace& trace_;
     ReplayOptions options_;

@@ -44,6 +44,11 @@ struct Step {
     std::vector<TensorPatch> patches;
     std::vector<OutputBinding> outputs;
     bool has_list_patches = false;  // lists are copied before patching
+    // Autograd recorded this op in the original (the ET gave it a sequence
+    // number): it runs with grad mode on, so composite ops take the same
+    // paths (max_pool2d keeps indices, convolution keeps what backward needs)
+    // and pay the same graph-building cost.
+    bool grad_mode = false;
     bool skipped = false;           // threw during the check run; left out since
     std::string skip_reason;
     explicit Step(c10::OperatorHandle h) : op(std::move(h)) {}
