@@ -1,15 +1,22 @@
-// Chakra read and write speed, in nodes per second (items_per_second).
-//   read:  the real feeder_sample (3,664 nodes) and a generated trace of
+// Chakra read and write speed, in nodes per second (items_per_second, per
+// CPU second).
+//   read:  the real feeder_sample (3,664 heavy nodes: ~810 bytes and ~50
+//          dependencies each, IOInfo in Python syntax); a generated trace of
 //          copies of its nodes (ids and deps shifted; 100 copies by default,
-//          $MIMIC_BENCH_CHAKRA_COPIES to change);
-//   write: the real ResNet ET converted to Chakra (ET nodes read -> Chakra
-//          nodes written), and the generated Chakra trace written back.
-// usage: chakra_bench [--benchmark_filter=...]; traces from $MIMIC_TRACES_DIR.
+//          $MIMIC_BENCH_CHAKRA_COPIES to change); and the ResNet ET as mimic
+//          converts it (JSON IOInfo, ~600 bytes a node), without and with its
+//          profile linked (kernel nodes);
+//   write: the ResNet ET converted (counter in_nodes_per_second: ET nodes
+//          consumed), with its profile linked, and the feeder and generated
+//          Chakra traces written back node for node.
+// Output goes to $TMPDIR. usage: chakra_bench [--benchmark_filter=...];
+// traces from $MIMIC_TRACES_DIR.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -17,7 +24,9 @@
 #include "io/chakra_reader.h"
 #include "io/chakra_stream.h"
 #include "io/chakra_writer.h"
+#include "io/kineto_reader.h"
 #include "io/trace_loader.h"
+#include "link/link_profile.h"
 
 namespace {
 
@@ -82,6 +91,36 @@ void read_file(benchmark::State& state, const std::string& path) {
 void BM_ChakraRead_Feeder(benchmark::State& state) { read_file(state, feeder_path()); }
 void BM_ChakraRead_Generated(benchmark::State& state) { read_file(state, generated_path()); }
 
+const mimic::Trace& resnet_et() {
+    static const mimic::Trace trace = mimic::load_trace(traces_dir() + "/pytorch/resnet_et.json.gz");
+    return trace;
+}
+
+const mimic::Trace& resnet_et_linked() {
+    static const mimic::Trace trace = [] {
+        mimic::Trace t = mimic::load_trace(traces_dir() + "/pytorch/resnet_et.json.gz");
+        mimic::KinetoReadOptions options;
+        options.progress = false;
+        mimic::link_profile(t, mimic::read_kineto_trace(traces_dir() + "/pytorch/resnet_kineto.json.gz", options));
+        return t;
+    }();
+    return trace;
+}
+
+const std::string& converted(const mimic::Trace& trace, const std::string& name) {
+    static std::map<std::string, std::string> paths;
+    auto it = paths.find(name);
+    if (it != paths.end()) return it->second;
+    mimic::ChakraWriteOptions options;
+    options.progress = false;
+    return paths[name] = mimic::write_chakra(trace, scratch(name), options).path;
+}
+
+void BM_ChakraRead_ConvertedResnet(benchmark::State& state) { read_file(state, converted(resnet_et(), "resnet")); }
+void BM_ChakraRead_ConvertedResnetLinked(benchmark::State& state) {
+    read_file(state, converted(resnet_et_linked(), "resnet_linked"));
+}
+
 void write_trace(benchmark::State& state, const mimic::Trace& trace) {
     mimic::ChakraWriteOptions options;
     options.progress = false;
@@ -92,11 +131,21 @@ void write_trace(benchmark::State& state, const mimic::Trace& trace) {
         nodes += s.nodes;
     }
     state.SetItemsProcessed(static_cast<int64_t>(nodes));
-    state.counters["et_nodes_in"] = static_cast<double>(trace.nodes.size());
+    // Nodes of the input trace consumed per CPU second (for an ET: all ET
+    // nodes, most of which fold into their top-level operator).
+    state.counters["in_nodes_per_second"] =
+        benchmark::Counter(static_cast<double>(trace.nodes.size() * state.iterations()), benchmark::Counter::kIsRate);
 }
 
-void BM_ChakraWrite_ConvertResnetEt(benchmark::State& state) {
-    static const mimic::Trace trace = mimic::load_trace(traces_dir() + "/pytorch/resnet_et.json.gz");
+void BM_ChakraWrite_ConvertResnetEt(benchmark::State& state) { write_trace(state, resnet_et()); }
+void BM_ChakraWrite_ConvertResnetEtLinked(benchmark::State& state) { write_trace(state, resnet_et_linked()); }
+
+void BM_ChakraWrite_Feeder(benchmark::State& state) {
+    static const mimic::Trace trace = [] {
+        mimic::ChakraReadOptions options;
+        options.progress = false;
+        return mimic::read_chakra(feeder_path(), options);
+    }();
     write_trace(state, trace);
 }
 
@@ -113,7 +162,11 @@ void BM_ChakraWrite_Generated(benchmark::State& state) {
 
 BENCHMARK(BM_ChakraRead_Feeder)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ChakraRead_Generated)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ChakraRead_ConvertedResnet)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ChakraRead_ConvertedResnetLinked)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ChakraWrite_ConvertResnetEt)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ChakraWrite_ConvertResnetEtLinked)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ChakraWrite_Feeder)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ChakraWrite_Generated)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {

@@ -43,6 +43,94 @@ void LiteralCursor::reset(std::string_view text) {
     unescaped_.clear();
 }
 
+namespace {
+
+// Pointer-walking helpers for the fast paths below; each returns nullptr
+// when the text does not have the expected form.
+const char* skip_spaces(const char* p, const char* end) {
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) ++p;
+    return p;
+}
+
+const char* scan_int(const char* p, const char* end, int64_t& out) {
+    const bool negative = p < end && *p == '-';
+    if (negative) ++p;
+    const char* digits = p;
+    uint64_t v = 0;
+    while (p < end && static_cast<unsigned>(*p - '0') < 10) v = v * 10 + static_cast<unsigned>(*p++ - '0');
+    const size_t n = static_cast<size_t>(p - digits);
+    if (n == 0 || n > 18 || (p < end && (*p == '.' || *p == 'e' || *p == 'E'))) return nullptr;
+    out = negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+    return p;
+}
+
+}  // namespace
+
+bool LiteralCursor::read_tensor_tuple(int64_t (&fields)[5], std::string_view& device) {
+    if (!ok_) return false;
+    const char* end = text_.data() + text_.size();
+    const char* p = skip_spaces(text_.data() + pos_, end);
+    if (p >= end || *p != '[') return false;
+    ++p;
+    for (int k = 0; k < 5; ++k) {
+        p = skip_spaces(p, end);
+        p = scan_int(p, end, fields[k]);
+        if (!p) return false;
+        p = skip_spaces(p, end);
+        if (p >= end) return false;
+        if (k < 4) {
+            if (*p != ',') return false;
+            ++p;
+        }
+    }
+    device = {};
+    if (*p == ',') {
+        p = skip_spaces(p + 1, end);
+        if (p >= end || (*p != '\'' && *p != '"')) return false;
+        const char quote = *p++;
+        const char* start = p;
+        while (p < end && *p != quote && *p != '\\') ++p;
+        if (p >= end || *p != quote) return false;  // escapes: the general path
+        device = std::string_view(start, static_cast<size_t>(p - start));
+        p = skip_spaces(p + 1, end);
+    }
+    if (p >= end || *p != ']') return false;
+    pos_ = static_cast<size_t>(p + 1 - text_.data());
+    return true;
+}
+
+bool LiteralCursor::read_int_list(std::vector<int64_t>& out, size_t max) {
+    if (!ok_) return false;
+    const char* end = text_.data() + text_.size();
+    const char* p = skip_spaces(text_.data() + pos_, end);
+    if (p >= end || *p != '[') return false;
+    const size_t before = out.size();
+    p = skip_spaces(p + 1, end);
+    if (p < end && *p == ']') {
+        pos_ = static_cast<size_t>(p + 1 - text_.data());
+        return true;
+    }
+    while (true) {
+        int64_t v;
+        p = scan_int(p, end, v);
+        if (!p || out.size() - before >= max) {
+            out.resize(before);
+            return false;
+        }
+        out.push_back(v);
+        p = skip_spaces(p, end);
+        if (p < end && *p == ',') {
+            p = skip_spaces(p + 1, end);
+            continue;
+        }
+        if (p < end && *p == ']') break;
+        out.resize(before);
+        return false;
+    }
+    pos_ = static_cast<size_t>(p + 1 - text_.data());
+    return true;
+}
+
 bool LiteralCursor::finished() { return ok_ && lists_.empty() && peek() == '\0'; }
 
 bool LiteralCursor::skip_value() {

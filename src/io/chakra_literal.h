@@ -97,6 +97,13 @@ public:
         pos_ = static_cast<size_t>(p - text_.data());
         return true;
     }
+    // Fast paths for the two shapes that make up most of a trace's text.
+    // Each reads the whole list or, on anything unexpected, consumes nothing
+    // and returns false (the caller then takes the general path).
+    // A tensor tuple: [int, int, int, int, int] or [int x5, 'device'].
+    bool read_tensor_tuple(int64_t (&fields)[5], std::string_view& device);
+    // A list of at most `max` integers (a shape), appended to `out`.
+    bool read_int_list(std::vector<int64_t>& out, size_t max);
     // Skips one value, list or scalar.
     bool skip_value();
     // True when only whitespace is left and every list was closed.

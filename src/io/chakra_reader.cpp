@@ -191,11 +191,11 @@ void check_dependencies(Trace& trace, size_t self_deps) {
 
 // Sizes the columns from the file size, generously (fewer bytes per entry
 // than real traces use), so they do not grow by copying: reserved capacity
-// that is never touched costs address space, not memory. Above 1 GiB of
-// input the columns grow as usual, to keep the reservation sane.
+// that is never touched costs address space, not memory. Past 256 MiB of
+// input the columns grow as usual, to keep the reservation modest.
 void reserve_for(Trace& trace, const ChakraFrameReader& frames) {
     uint64_t bytes = frames.is_gzip() ? frames.file_size() * 4 : frames.file_size();
-    bytes = std::min<uint64_t>(bytes, uint64_t(1) << 30);
+    bytes = std::min<uint64_t>(bytes, uint64_t(256) << 20);
     if (bytes == 0) return;
     trace.nodes.reserve(bytes / 128);
     trace.edges.reserve(bytes / 8);

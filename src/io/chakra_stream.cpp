@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "et_def.pb.h"
 #include "support/error.h"
 
 namespace mimic {
@@ -153,22 +152,6 @@ void ChakraFrameWriter::close() {
         ::unlink(temp_path_.c_str());
         fail({path_, -1, -1, ""}, std::string("cannot rename the finished file into place: ") + std::strerror(rename_err));
     }
-}
-
-bool looks_like_chakra(std::string_view data) {
-    const auto* p = reinterpret_cast<const unsigned char*>(data.data());
-    const auto* end = p + data.size();
-    uint32_t length = 0;
-    int used = decode_varint32(p, end, length);
-    if (used <= 0) return false;
-    if (length == 0) return data.size() == static_cast<size_t>(used) || decode_varint32(p + used, end, length) > 0;
-    const unsigned char tag = p[used < static_cast<int>(data.size()) ? used : 0];
-    // GlobalMetadata begins with field 1 (version) or 2 (attr), both
-    // length-delimited: tag bytes 0x0a or 0x12.
-    if (static_cast<size_t>(used) >= data.size() || (tag != 0x0a && tag != 0x12)) return false;
-    if (static_cast<size_t>(used) + length > data.size()) return true;  // cannot check further
-    ChakraProtoMsg::GlobalMetadata meta;
-    return meta.ParseFromArray(p + used, static_cast<int>(length));
 }
 
 }  // namespace mimic

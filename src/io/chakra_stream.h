@@ -101,8 +101,4 @@ private:
     std::unique_ptr<google::protobuf::io::CodedOutputStream> coded_;
 };
 
-// True when `data` starts like a Chakra stream: a varint length followed by a
-// message whose first field is a GlobalMetadata field (version or attr).
-bool looks_like_chakra(std::string_view data);
-
 }  // namespace mimic

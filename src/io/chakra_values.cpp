@@ -242,18 +242,24 @@ bool ChakraIoDecoder::decode_list(StrId type, const TypeInfo* info, bool shaped,
 
 bool ChakraIoDecoder::try_tensor(const TypeInfo& info, bool shaped, Value& out) {
     // [tensor_id, storage_id, offset, numel, itemsize(, device)]
-    values_.open_list();
     int64_t f[5];
-    for (int64_t& field : f)
-        if (!values_.next_element() || !values_.read_int(field)) return false;
     TensorMeta t;
-    if (values_.next_element()) {
-        Scalar device;
-        if (!values_.read_scalar(device) || device.kind != LiteralKind::String) return false;
-        t.device = intern_device(device.s);
-        if (values_.next_element() || !values_.ok()) return false;  // more than six items
-    } else if (!values_.ok()) {
-        return false;
+    std::string_view device;
+    if (values_.read_tensor_tuple(f, device)) {
+        if (device.data()) t.device = intern_device(device);
+    } else {
+        // The general path: odd spacing, '+' signs, escapes in the device.
+        values_.open_list();
+        for (int64_t& field : f)
+            if (!values_.next_element() || !values_.read_int(field)) return false;
+        if (values_.next_element()) {
+            Scalar d;
+            if (!values_.read_scalar(d) || d.kind != LiteralKind::String) return false;
+            t.device = intern_device(d.s);
+            if (values_.next_element() || !values_.ok()) return false;  // more than six items
+        } else if (!values_.ok()) {
+            return false;
+        }
     }
     t.tensor_id = static_cast<uint64_t>(f[0]);
     t.storage_id = static_cast<uint64_t>(f[1]);
@@ -273,6 +279,10 @@ bool ChakraIoDecoder::try_tensor(const TypeInfo& info, bool shaped, Value& out) 
 void ChakraIoDecoder::read_dims(bool shaped, TensorMeta& t) {
     t.dims_begin = static_cast<uint32_t>(trace_.dims.size());
     if (!shaped) return;
+    if (shapes_.read_int_list(trace_.dims, kMaxRank)) {
+        t.rank = static_cast<uint16_t>(trace_.dims.size() - t.dims_begin);
+        return;
+    }
     const LiteralCursor::Mark at = shapes_.mark();
     if (shapes_.open_list()) {
         int64_t d;
@@ -372,7 +382,7 @@ void ChakraIoEncoder::value_text(const Value& v, std::string& values, std::strin
             values += ',';
             append_uint(values, t.itemsize);
             values += ',';
-            append_json_string(values, trace_.str(t.device));
+            values += quoted(t.device);
             values += ']';
             shapes += '[';
             const int64_t* dims = trace_.shape(t);
@@ -401,6 +411,13 @@ void ChakraIoEncoder::value_text(const Value& v, std::string& values, std::strin
     shapes += "[]";
 }
 
+const std::string& ChakraIoEncoder::quoted(StrId id) const {
+    if (id.value >= quoted_.size()) quoted_.resize(trace_.strings.size() > id.value ? trace_.strings.size() : id.value + 1);
+    std::string& q = quoted_[id.value];
+    if (q.empty()) append_json_string(q, trace_.str(id));  // never empty once filled: it has its quotes
+    return q;
+}
+
 void ChakraIoEncoder::encode(ValueRange range, std::string& values, std::string& shapes, std::string& types) const {
     values.clear();
     shapes.clear();
@@ -418,7 +435,7 @@ void ChakraIoEncoder::encode(ValueRange range, std::string& values, std::string&
         const Value& v = trace_.values[range.begin + i];
         value_text(v, values, shapes, 0);
         if (v.type.value != 0) {
-            append_json_string(types, trace_.str(v.type));
+            types += quoted(v.type);
         } else if (v.kind == ValueKind::Tensor) {
             std::string t = "Tensor(";
             t += trace_.str(trace_.tensors[v.payload.index].dtype);

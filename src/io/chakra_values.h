@@ -65,7 +65,11 @@ public:
 
 private:
     void value_text(const Value& v, std::string& values, std::string& shapes, int depth) const;
+    // The JSON spelling of an interned string, made once: devices and type
+    // strings repeat on nearly every value.
+    const std::string& quoted(StrId id) const;
     const Trace& trace_;
+    mutable std::vector<std::string> quoted_;
 };
 
 // Byte size of every tensor in a range of values, lists included.

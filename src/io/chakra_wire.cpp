@@ -90,7 +90,7 @@ bool repeated_varints(Wire& w, int wire_type, std::vector<uint64_t>& out) {
     return true;
 }
 
-bool decode_io(std::string_view data, ChakraIoView& io) {
+bool decode_io(std::string_view data, ChakraIoView& io, bool& unknown) {
     io.present = true;
     Wire w(data);
     while (!w.done()) {
@@ -100,8 +100,9 @@ bool decode_io(std::string_view data, ChakraIoView& io) {
         std::string_view* target = field == 1 ? &io.values : field == 2 ? &io.shapes : field == 3 ? &io.types : nullptr;
         if (target && wt == kLength) {
             if (!w.bytes(*target)) return false;
-        } else if (!w.skip(wt)) {
-            return false;
+        } else {
+            unknown = true;
+            if (!w.skip(wt)) return false;
         }
     }
     return true;
@@ -119,7 +120,7 @@ int oneof_wire_type(int field) {
     }
 }
 
-bool decode_attr(std::string_view data, ChakraAttrView& a) {
+bool decode_attr(std::string_view data, ChakraAttrView& a, bool& unknown) {
     a = ChakraAttrView{};
     Wire w(data);
     while (!w.done()) {
@@ -144,7 +145,8 @@ bool decode_attr(std::string_view data, ChakraAttrView& a) {
             if (!ok) return false;
             continue;
         }
-        if (!w.skip(wt)) return false;  // doc_string and unknown fields
+        if (!(field == 2 && wt == kLength)) unknown = true;  // doc_string is known, and dropped
+        if (!w.skip(wt)) return false;
     }
     return true;
 }
@@ -154,6 +156,7 @@ bool decode_attr(std::string_view data, ChakraAttrView& a) {
 bool decode_chakra_metadata(std::string_view message, ChakraMetadataView& out, std::string& error) {
     out.version = {};
     out.attrs.clear();
+    out.unknown_fields = false;
     Wire w(message);
     while (!w.done()) {
         uint64_t tag;
@@ -164,9 +167,11 @@ bool decode_chakra_metadata(std::string_view message, ChakraMetadataView& out, s
             if (!w.bytes(out.version)) return fail_at(error, w, "version runs past the end");
         } else if (field == 2 && wt == kLength) {
             out.attrs.emplace_back();
-            if (!w.bytes(bytes) || !decode_attr(bytes, out.attrs.back())) return fail_at(error, w, "bad attr");
-        } else if (field == 0 || !w.skip(wt)) {
-            return fail_at(error, w, "bad field");
+            if (!w.bytes(bytes) || !decode_attr(bytes, out.attrs.back(), out.unknown_fields))
+                return fail_at(error, w, "bad attr");
+        } else {
+            out.unknown_fields = true;
+            if (field == 0 || !w.skip(wt)) return fail_at(error, w, "bad field");
         }
     }
     return true;
@@ -181,6 +186,7 @@ bool decode_chakra_node(std::string_view message, ChakraNodeView& out, std::stri
     out.start_time_micros = out.duration_micros = 0;
     out.inputs = out.outputs = ChakraIoView{};
     out.attrs.clear();
+    out.unknown_fields = false;
     Wire w(message);
     while (!w.done()) {
         uint64_t tag;
@@ -214,17 +220,19 @@ bool decode_chakra_node(std::string_view message, ChakraNodeView& out, std::stri
             case 9:
                 if (wt != kLength) break;
                 // A repeated occurrence of a message field merges; the last text of each wins.
-                if (!w.bytes(bytes) || !decode_io(bytes, field == 8 ? out.inputs : out.outputs))
+                if (!w.bytes(bytes) || !decode_io(bytes, field == 8 ? out.inputs : out.outputs, out.unknown_fields))
                     return fail_at(error, w, field == 8 ? "bad inputs" : "bad outputs");
                 continue;
             case 10:
                 if (wt != kLength) break;
                 out.attrs.emplace_back();
-                if (!w.bytes(bytes) || !decode_attr(bytes, out.attrs.back())) return fail_at(error, w, "bad attr");
+                if (!w.bytes(bytes) || !decode_attr(bytes, out.attrs.back(), out.unknown_fields))
+                    return fail_at(error, w, "bad attr");
                 continue;
             default:
                 break;
         }
+        out.unknown_fields = true;
         if (field == 0 || !w.skip(wt)) return fail_at(error, w, "bad field");
     }
     return true;
@@ -274,6 +282,49 @@ bool decode_list_bytes(std::string_view list, std::vector<std::string_view>& out
         }
     }
     return true;
+}
+
+bool looks_like_chakra(std::string_view head) {
+    // One frame of the head: its length prefix read, its message if whole.
+    size_t pos = 0;
+    auto next_frame = [&](std::string_view& message, bool& whole) {
+        Wire w(head.substr(pos));
+        uint64_t length = 0;
+        if (!w.varint(length) || length > UINT32_MAX) return false;
+        const size_t body = pos + w.offset();
+        whole = length <= head.size() - body;
+        if (whole) message = head.substr(body, length);
+        pos = body + (whole ? length : 0);
+        return true;
+    };
+    std::string_view message;
+    bool whole = false;
+    if (!next_frame(message, whole)) return false;
+    if (!whole) {
+        // The metadata does not fit in the head: check the fields it holds,
+        // each a version or an attr (length-delimited), up to the cut.
+        Wire w(head.substr(pos));
+        bool unknown = false;
+        while (!w.done()) {
+            uint64_t tag = 0;
+            if (!w.varint(tag)) return true;  // cut inside a tag
+            if (tag != 0x0a && tag != 0x12) return false;
+            std::string_view field;
+            if (!w.bytes(field)) return true;  // cut inside the field
+            ChakraAttrView attr;
+            if (tag == 0x12 && (!decode_attr(field, attr, unknown) || unknown)) return false;
+        }
+        return true;
+    }
+    std::string error;
+    ChakraMetadataView meta;
+    if (!decode_chakra_metadata(message, meta, error) || meta.unknown_fields) return false;
+    if (pos == head.size()) return true;  // metadata only, or a head cut right after it
+    const size_t frame = pos;
+    if (!next_frame(message, whole)) return head.size() - frame < 10;  // a prefix cut by the end of the head
+    if (!whole) return true;  // the first node does not fit in the head
+    ChakraNodeView node;
+    return decode_chakra_node(message, node, error) && !node.unknown_fields;
 }
 
 }  // namespace mimic

@@ -42,14 +42,23 @@ struct ChakraNodeView {
     uint64_t duration_micros = 0;
     ChakraIoView inputs, outputs;
     std::vector<ChakraAttrView> attrs;
+    bool unknown_fields = false;  // fields this schema does not have were skipped
 };
 
 struct ChakraMetadataView {
     std::string_view version;
     std::vector<ChakraAttrView> attrs;
+    bool unknown_fields = false;  // fields this schema does not have were skipped
 };
 
 bool decode_chakra_metadata(std::string_view message, ChakraMetadataView& out, std::string& error);
+
+// True when `head` (the first bytes of a file, gzip undone) reads as a
+// Chakra stream: a length prefix and a GlobalMetadata of known fields only,
+// then, if the head holds it, a Node of known fields only. Strict on
+// purpose: a metadata message 123 bytes long starts with '{', and JSON text
+// must not pass for protobuf (nor the reverse).
+bool looks_like_chakra(std::string_view head);
 
 // Decodes `message` into `out` (whose vectors are reused). Returns false and
 // sets `error` (with the offset inside the message) on malformed input.

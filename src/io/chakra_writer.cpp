@@ -1,6 +1,7 @@
 #include "io/chakra_writer.h"
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <system_error>
 
@@ -36,19 +37,22 @@ public:
         }
     }
 
-    ChakraProtoMsg::Node& msg() { return msg_; }
+    ChakraProtoMsg::Node& msg() { return *msg_; }
 
     void begin(uint64_t id, std::string_view name, ChakraNodeType type, uint64_t start_us, uint64_t duration_us) {
-        msg_.Clear();
-        msg_.set_id(id);
-        msg_.set_name(name.data(), name.size());
-        msg_.set_type(static_cast<ChakraProtoMsg::NodeType>(type));
-        if (start_us) msg_.set_start_time_micros(start_us);
-        if (duration_us) msg_.set_duration_micros(duration_us);
+        // One message for all nodes: Clear() keeps its strings' and repeated
+        // fields' storage. (An arena was tried: its cleanup list cost more
+        // than the mallocs it saved.)
+        msg_->Clear();
+        msg_->set_id(id);
+        msg_->set_name(name.data(), name.size());
+        msg_->set_type(static_cast<ChakraProtoMsg::NodeType>(type));
+        if (start_us) msg_->set_start_time_micros(start_us);
+        if (duration_us) msg_->set_duration_micros(duration_us);
     }
 
     AttributeProto& attr(const char* name) {
-        AttributeProto* a = msg_.add_attr();
+        AttributeProto* a = msg_->add_attr();
         a->set_name(name);
         return *a;
     }
@@ -70,8 +74,8 @@ public:
     }
 
     void inputs_outputs(const Node& n) {
-        side(n.inputs, raw_inputs_, n, [&] { return msg_.mutable_inputs(); });
-        side(n.outputs, raw_outputs_, n, [&] { return msg_.mutable_outputs(); });
+        side(n.inputs, raw_inputs_, n, [&] { return msg_->mutable_inputs(); });
+        side(n.outputs, raw_outputs_, n, [&] { return msg_->mutable_outputs(); });
     }
 
     // The node's other attributes; `skip_reserved` leaves out those mimic sets.
@@ -80,7 +84,9 @@ public:
             const Attr& a = trace_.attrs[n.attrs.begin + i];
             if (a.name == raw_inputs_ || a.name == raw_outputs_) continue;
             if (skip_reserved && is_reserved(a.name)) continue;
-            AttributeProto* p = msg_.add_attr();
+            // An empty string says nothing (kernel_backend "" on every ATen op); Chakra leaves such attrs out.
+            if (skip_reserved && a.value.kind == ValueKind::String && a.value.payload.str.value == 0) continue;
+            AttributeProto* p = msg_->add_attr();
             const std::string_view name = trace_.str(a.name);
             p->set_name(name.data(), name.size());
             attrs_.write(a.value, *p);
@@ -133,7 +139,7 @@ private:
     const Trace& trace_;
     ChakraAttrWriter attrs_;
     ChakraIoEncoder io_;
-    ChakraProtoMsg::Node msg_;
+    std::unique_ptr<ChakraProtoMsg::Node> msg_ = std::make_unique<ChakraProtoMsg::Node>();
     StrId raw_inputs_, raw_outputs_;
     std::vector<StrId> reserved_;
 };

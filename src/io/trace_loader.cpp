@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "io/chakra_reader.h"
+#include "io/chakra_wire.h"
 #include "io/et_reader.h"
 #include "support/byte_source.h"
 #include "support/error.h"
@@ -14,6 +15,10 @@ FileKind detect_file_kind(const std::string& path) {
     std::vector<char> head;
     while (head.size() < 4096 && src.read(head, 4096 - head.size()) > 0) {
     }
+    // Chakra first, by a strict check: a GlobalMetadata 123 or 91 bytes long
+    // makes the file start with '{' or '[', which the JSON sniffing below
+    // would take for JSON.
+    if (looks_like_chakra(std::string_view(head.data(), head.size()))) return FileKind::Chakra;
     size_t i = 0;
     while (i < head.size() && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) ++i;
     if (i < head.size() && (head[i] == '{' || head[i] == '[')) {

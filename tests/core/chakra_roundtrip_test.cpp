@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "io/chakra_stream.h"
 #include "io/chakra_wire.h"
 #include "io/chakra_writer.h"
+#include "io/trace_loader.h"
 #include "support/byte_source.h"
 #include "support/error.h"
 #include "test_support.h"
@@ -287,6 +289,53 @@ TEST(ChakraValues, ShapesThatDoNotMatchAreIgnoredNotFatal) {
     ASSERT_EQ(second.rank, 1);
     EXPECT_EQ(t.shape(second)[0], 2);
     EXPECT_EQ(t.values[n.inputs.begin + 2].payload.i, 7);
+}
+
+std::string head_of(const std::string& path, size_t bytes = 4096) {
+    ByteSource src(path);
+    std::vector<char> buf;
+    while (buf.size() < bytes && src.read(buf, bytes - buf.size()) > 0) {
+    }
+    return std::string(buf.begin(), buf.end());
+}
+
+TEST(ChakraDetect, ChakraFilesAreRecognised) {
+    for (const std::string& rel : shared_chakra_files()) {
+        if (!std::filesystem::exists(testing::trace_path(rel))) continue;
+        EXPECT_TRUE(looks_like_chakra(head_of(testing::trace_path(rel)))) << rel;
+    }
+}
+
+TEST(ChakraDetect, JsonIsNotChakra) {
+    for (const char* rel : {"pytorch/linear_et.json.gz", "pytorch/resnet_et.json.gz", "pytorch/chakra_sample_1.0.2.json.gz",
+                            "pytorch/pt2/pt2_et.json", "pytorch/linear_kineto.json.gz", "pytorch/resnet_kineto.json.gz"}) {
+        if (!std::filesystem::exists(testing::trace_path(rel))) continue;
+        EXPECT_FALSE(looks_like_chakra(head_of(testing::trace_path(rel)))) << rel;
+    }
+    EXPECT_FALSE(looks_like_chakra("{\n  \"schema\": \"1.0.1\", \"pid\": 1, \"nodes\": []}"));
+    EXPECT_FALSE(looks_like_chakra(""));
+}
+
+TEST(ChakraDetect, MetadataWhoseLengthByteLooksLikeJson) {
+    // Metadata of 123, 91 and 32 bytes: the files start with '{', '[' and ' '.
+    for (size_t size : {123u, 91u, 32u}) {
+        ChakraProtoMsg::GlobalMetadata meta;
+        meta.set_version(std::string(size - 2, 'v'));  // tag + length byte + text
+        ASSERT_EQ(meta.ByteSizeLong(), size);
+        const std::string path = scratch_file("len" + std::to_string(size) + ".0.et");
+        ChakraFrameWriter out(path);
+        out.write(meta);
+        ChakraProtoMsg::Node node;
+        node.set_id(1);
+        node.set_name("x");
+        out.write(node);
+        out.close();
+        const std::string head = head_of(path);
+        EXPECT_EQ(static_cast<unsigned char>(head[0]), size);
+        EXPECT_TRUE(looks_like_chakra(head)) << size;
+        EXPECT_EQ(detect_file_kind(path), FileKind::Chakra) << size;
+        EXPECT_EQ(read(path).nodes.size(), 1u);
+    }
 }
 
 TEST(ChakraJson, EncodeRejectsJsonOutsideTheSchema) {
