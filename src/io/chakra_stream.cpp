@@ -71,7 +71,19 @@ bool ChakraFrameReader::ensure(size_t want) {
     return buf_.size() - pos_ >= want;
 }
 
+void ChakraFrameReader::release_consumed() {
+    // The previous message is done with (its views end here): hand the pages
+    // behind it back, so a mapped file of many GB is not all resident.
+    constexpr size_t kRelease = size_t(64) << 20;
+    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    const size_t upto = pos_ / page * page;
+    if (upto - released_ < kRelease) return;
+    ::madvise(const_cast<char*>(map_) + released_, upto - released_, MADV_DONTNEED);
+    released_ = upto;
+}
+
 bool ChakraFrameReader::next(std::string_view& message, uint64_t& offset) {
+    if (map_) release_consumed();
     offset = position();
     if (!ensure(1)) return false;
     ensure(5);

@@ -61,6 +61,8 @@ private:
     // no copy and no resident memory of our own. Gzip goes through buf_.
     const char* map_ = nullptr;
     size_t map_size_ = 0;
+    size_t released_ = 0;  // pages of the map before this offset were given back
+    void release_consumed();
     std::vector<char> buf_;
     size_t pos_ = 0;
     uint64_t base_offset_ = 0;  // stream offset of data()[0]
