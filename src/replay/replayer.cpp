@@ -72,7 +72,11 @@ void Replayer::plan() {
         if (!runnable) {
             // A device-only op (cuDNN...) recorded on a GPU: run its portable twin.
             if (auto sub = substitute_for(name, trace_, n)) {
-                why = builder_.build(i, sub->op, sub->args, sub->outputs, steps_);
+                try {
+                    why = builder_.build(i, sub->op, sub->args, sub->outputs, steps_);
+                } catch (const std::exception& e) {
+                    why = "planning: " + short_reason(e);
+                }
             } else {
                 why = look.problem.empty() ? "no kernel for " + options_.device.str() : look.problem;
             }
