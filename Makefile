@@ -2,6 +2,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+FUZZ_SECONDS ?= 25
 
 .PHONY: demo test setup build asan bench fuzz clean
 
@@ -21,20 +22,24 @@ demo: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	$(MAKE) fuzz FUZZ_SECONDS=20
 
-# AddressSanitizer + UBSan build of everything, tests included.
+# AddressSanitizer + UBSan build of everything but the libtorch parts (libtorch
+# itself is not instrumented), tests included.
 asan: setup
-	cmake -S . -B build-asan -G Ninja -DMIMIC_SANITIZE=ON -DMIMIC_BENCH=OFF
+	cmake -S . -B build-asan -G Ninja -DMIMIC_SANITIZE=ON -DMIMIC_BENCH=OFF -DMIMIC_WITH_TORCH=OFF
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ctest --output-on-failure -j $(JOBS)
 
 bench: build
 	bash bench/run.sh $(BUILD)
 
+# libFuzzer targets (clang): replays seeds and regressions, then fuzzes each reader FUZZ_SECONDS.
 fuzz: setup
-	CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DMIMIC_FUZZ=ON -DMIMIC_WITH_TORCH=OFF -DMIMIC_BENCH=OFF
-	cmake --build build-fuzz -j $(JOBS)
-	cd build-fuzz && ctest --output-on-failure -R fuzz
+	CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DMIMIC_FUZZ=ON -DMIMIC_WITH_TORCH=OFF -DMIMIC_BENCH=OFF \
+	  -DMIMIC_FUZZ_SECONDS=$(FUZZ_SECONDS)
+	cmake --build build-fuzz -j $(JOBS) --target fuzzers
+	cd build-fuzz && ctest --output-on-failure -j $(JOBS) -R '^fuzz\.'
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz

@@ -231,6 +231,11 @@ Trace read_chakra(const std::string& path, const ChakraReadOptions& options) {
     ChakraNodeView msg;  // reused: its vectors keep their capacity
     uint64_t index = 1;
     while (frames.next(bytes, offset)) {
+        // An empty message is a node with no id, name or type: no writer makes one, and a run of
+        // zero bytes (a gzip bomb of zeros) would otherwise read as a billion such nodes.
+        if (bytes.empty())
+            fail({path, -1, static_cast<int64_t>(offset), "Node"},
+                 "message " + std::to_string(index) + " is empty (0 bytes): not a Chakra node");
         if (!decode_chakra_node(bytes, msg, error) || (error = "bad attr list", !converter.add(msg)))
             fail({path, msg.id ? static_cast<int64_t>(msg.id) : -1, static_cast<int64_t>(offset), "Node"},
                  "message " + std::to_string(index) + " (" + std::to_string(bytes.size()) +

@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -36,7 +37,8 @@ ByteSource::ByteSource(const std::string& path) : path_(path) {
     gzip_ = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
     if (gzip_) {
         inflater_ = std::make_unique<Inflater>();
-        inflater_->in.resize(kCompressedChunk);
+        // No bigger than the file: small inputs (tests, fuzzing) need no 1 MiB buffer.
+        inflater_->in.resize(file_size_ > 0 && file_size_ < kCompressedChunk ? file_size_ : kCompressedChunk);
         // 16 + MAX_WBITS: gzip wrapper only, so a zlib or raw stream is rejected.
         if (inflateInit2(&inflater_->stream, 16 + MAX_WBITS) != Z_OK)
             fail({path, -1, -1, ""}, "cannot initialise gzip decoder");
@@ -49,6 +51,12 @@ ByteSource::~ByteSource() {
 }
 
 size_t ByteSource::read(std::vector<char>& out, size_t max_bytes) {
+    // resize() zero-fills: for a plain file, never beyond what is left of it
+    // (+1 to see the end), so small inputs do not pay for a 1 MiB window.
+    if (!gzip_ && file_size_ > 0) {
+        uint64_t left = file_size_ - std::min(file_size_, consumed_);
+        if (left + 1 < max_bytes) max_bytes = static_cast<size_t>(left + 1);
+    }
     size_t old = out.size();
     out.resize(old + max_bytes);
     size_t got = gzip_ ? read_gzip(out.data() + old, max_bytes) : read_plain(out.data() + old, max_bytes);

@@ -43,8 +43,11 @@ public:
     // on malformed structure, truncation or trailing garbage.
     void run(const JsonStreamCallbacks& callbacks);
 
-    // Largest single element or field accepted (bounded memory on bad input).
-    static constexpr size_t kMaxElementBytes = size_t(1) << 31;
+    // Largest single element or field accepted (bounded memory on bad input:
+    // a gzip bomb of one endless value fails here instead of growing the
+    // window, the batch and simdjson's tape to several times its size). Real
+    // nodes and events are kilobytes; the largest header fields, megabytes.
+    static constexpr size_t kMaxElementBytes = size_t(256) << 20;
 
 private:
     bool fill(size_t want_more);
