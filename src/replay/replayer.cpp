@@ -101,6 +101,7 @@ void Replayer::plan() {
         if (!why.empty()) skipped_.push_back({i, std::string(name), why});
     }
     mark_autograd_leaves();
+    pool_.snapshot();
     slots_.assign(builder_.slot_count(), at::Tensor());
     slot_ok_.assign(builder_.slot_count(), 1);
     op_us_.assign(steps_.size(), 0.0);
@@ -257,10 +258,12 @@ void Replayer::check() {
         if (step.skipped) skipped_.push_back({step.node, step.name, step.skip_reason});
     compute_releases();
     for (at::Tensor& t : slots_) t = at::Tensor();
+    pool_.restore();
 }
 
 double Replayer::run_iteration(const std::vector<double>& gaps_us) {
     const bool gaps = gaps_us.size() == steps_.size();
+    pool_.restore();  // untimed: every iteration starts from the same inputs
     const auto t0 = Clock::now();
     for (size_t s = 0; s < steps_.size(); ++s) {
         Step& step = steps_[s];
@@ -275,7 +278,8 @@ double Replayer::run_iteration(const std::vector<double>& gaps_us) {
 void Replayer::time_ops(int passes) {
     // The median of a few passes: one preempted call must not make an op look slow.
     std::vector<std::vector<double>> samples(steps_.size());
-    for (int pass = 0; pass < std::max(passes, 1); ++pass)
+    for (int pass = 0; pass < std::max(passes, 1); ++pass) {
+        pool_.restore();
         for (size_t s = 0; s < steps_.size(); ++s) {
             Step& step = steps_[s];
             if (step.skipped) continue;
@@ -284,6 +288,7 @@ void Replayer::time_ops(int passes) {
             samples[s].push_back(us_since(t0));
             for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
         }
+    }
     for (size_t s = 0; s < steps_.size(); ++s) {
         auto& v = samples[s];
         if (v.empty()) continue;

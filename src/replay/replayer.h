@@ -23,7 +23,10 @@ namespace mimic::replay {
 
 struct ReplayOptions {
     SelectionOptions selection;
-    bool lazy = false;  // free each produced tensor after its last use
+    // Free each produced tensor after its last use, as PyTorch's reference
+    // counting does: the allocator then sees the original's pattern (fresh
+    // pages for new outputs), which costs measurable time on big tensors.
+    bool lazy = true;
     c10::Device device{c10::kCPU};
 };
 

@@ -1,6 +1,8 @@
 #include "replay/tensor_pool.h"
 
 #include <ATen/ops/empty.h>
+#include <ATen/record_function.h>
+#include <c10/core/GradMode.h>
 
 #include "support/error.h"
 
@@ -48,6 +50,24 @@ at::Tensor TensorPool::view(const TensorMeta& meta) {
     at::Tensor v = at::empty({0}, at::TensorOptions().dtype(layout.dtype).device(device_));
     v.set_(b.storage_holder.storage(), layout.offset, layout.sizes, layout.strides);
     return v;
+}
+
+void TensorPool::snapshot() {
+    for (auto& [key, b] : buffers_)
+        if (b.storage_holder.defined() && !b.pristine.defined()) {
+            b.pristine = b.storage_holder.clone();
+            allocated_bytes_ += b.pristine.nbytes();
+        }
+}
+
+void TensorPool::restore() {
+    c10::AutoGradMode no_grad(false);
+    at::DisableRecordFunctionGuard unseen;  // replay bookkeeping, not an op of the trace: keep it out of --record-replay
+    for (auto& [key, b] : buffers_) {
+        if (!b.storage_holder.defined()) continue;
+        if (b.pristine.defined()) b.storage_holder.copy_(b.pristine);
+    }
+    snapshot();
 }
 
 at::Tensor TensorPool::fresh(const TensorLayout& layout) const {

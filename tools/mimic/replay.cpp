@@ -28,7 +28,7 @@ struct ReplayArgs {
     std::string profile, meta, json, include, exclude, iteration, host_gaps = "none", device = "cpu", record_replay;
     int warmup = 1, iters = 5, threads = 0;
     size_t max_ops = 0;
-    bool lazy = false;
+    bool lazy = true;
 };
 
 std::regex compile(const std::string& re, const char* flag) {
@@ -141,7 +141,9 @@ const Registrar registrar{{
         app.add_option("--iteration", a->iteration,
                        "ProfilerStep#N (give N), or the N-th iteration label; 'all' = whole trace (default: the first)");
         app.add_option("--threads", a->threads, "intra-op threads (default: meta.json's, else libtorch's)");
-        app.add_flag("--lazy", a->lazy, "free each produced tensor after its last use");
+        app.add_flag("--lazy,!--no-lazy", a->lazy,
+                     "free each produced tensor after its last use, as PyTorch frees it (default); --no-lazy keeps "
+                     "every output until the next iteration overwrites it");
         app.add_option("--host-gaps", a->host_gaps, "recorded: reproduce the host time between ops; none: op time only")
             ->check(CLI::IsMember({"recorded", "none"}));
         app.add_option("--device", a->device, "device to replay on (cpu)");
