@@ -5,72 +5,6 @@
 
 namespace mimic {
 
-namespace {
-
-// Splits "A,B[C,D],E(F,G)" at top-level commas.
-void split_types(std::string_view list, std::vector<std::string_view>& out) {
-    out.clear();
-    int depth = 0;
-    size_t start = 0;
-    for (size_t i = 0; i < list.size(); ++i) {
-        const char c = list[i];
-        if (c == '[' || c == '(') ++depth;
-        else if (c == ']' || c == ')') --depth;
-        else if (c == ',' && depth == 0) {
-            out.push_back(list.substr(start, i - start));
-            start = i + 1;
-        }
-    }
-    if (start < list.size()) out.push_back(list.substr(start));
-}
-
-bool strip(std::string_view s, std::string_view prefix, char close, std::string_view& inner) {
-    if (s.size() < prefix.size() + 1 || s.substr(0, prefix.size()) != prefix || s.back() != close) return false;
-    inner = s.substr(prefix.size(), s.size() - prefix.size() - 1);
-    return true;
-}
-
-}  // namespace
-
-const ChakraIoDecoder::TypeInfo& ChakraIoDecoder::type_info(StrId type) {
-    auto it = types_.find(type.value);
-    if (it != types_.end()) return it->second;
-    TypeInfo info;
-    const std::string_view s = trace_.str(type);
-    std::string_view inner;
-    // The same reading of type strings as the ET reader's (et_value_parser.cpp).
-    if (strip(s, "Tensor(", ')', inner)) {
-        info.kind = ValueKind::Tensor;
-        info.undefined_tensor = inner.substr(0, 7) == "nullptr";
-        info.dtype = trace_.strings.intern(inner);
-    } else if (s == "Tensor") {
-        info.kind = ValueKind::Tensor;
-    } else if (strip(s, "GenericList[", ']', inner) || strip(s, "Tuple[", ']', inner) ||
-               strip(s, "TensorList[", ']', inner) || strip(s, "List[", ']', inner)) {
-        info.kind = ValueKind::List;
-        std::vector<std::string_view> parts;
-        split_types(inner, parts);
-        for (std::string_view p : parts) info.elements.push_back(trace_.strings.intern(p));
-    } else if (s == "Int" || s == "SymInt" || s == "Layout" || s == "ScalarType" || s == "MemoryFormat") {
-        info.kind = ValueKind::Int;
-    } else if (s == "Double" || s == "Float") {
-        info.kind = ValueKind::Double;
-    } else if (s == "Bool") {
-        info.kind = ValueKind::Bool;
-    } else if (s == "String") {
-        info.kind = ValueKind::String;
-    } else if (s == "Device") {
-        info.kind = ValueKind::Device;
-    } else if (s == "None") {
-        info.kind = ValueKind::None;
-    } else if (s == "Object") {
-        info.kind = ValueKind::Object;
-    } else if (s == "Generator") {
-        info.kind = ValueKind::Generator;
-    }
-    return types_.emplace(type.value, std::move(info)).first->second;
-}
-
 StrId ChakraIoDecoder::intern_device(std::string_view device) {
     // Nearly every tensor of a trace is on the same device: skip the hash.
     if (last_device_id_.value != 0 && device == last_device_) return last_device_id_;
@@ -142,7 +76,7 @@ bool ChakraIoDecoder::decode(std::string_view values, std::string_view shapes, s
 }
 
 bool ChakraIoDecoder::decode_value(StrId type, bool shaped, Value& out) {
-    const TypeInfo* info = type.value != 0 ? &type_info(type) : nullptr;
+    const TypeInfo* info = type.value != 0 ? &types_.of(type, trace_.strings) : nullptr;
     if (values_.at_list_open()) {
         if (info && info->kind == ValueKind::Tensor) {
             const LiteralCursor::Mark at = values_.mark();

@@ -11,6 +11,7 @@
 
 #include "io/chakra_literal.h"
 #include "trace/trace.h"
+#include "trace/value_types.h"
 
 namespace mimic {
 
@@ -28,12 +29,7 @@ public:
     static constexpr size_t kMaxRank = 64;
 
 private:
-    struct TypeInfo {
-        ValueKind kind = ValueKind::Unknown;
-        StrId dtype;
-        bool undefined_tensor = false;
-        std::vector<StrId> elements;
-    };
+    using TypeInfo = ValueTypeInfo;
     // Reads one value at the values cursor; `shaped`: the shapes cursor is
     // at this value's shape.
     bool decode_value(StrId type, bool shaped, Value& out);
@@ -41,7 +37,6 @@ private:
     bool try_tensor(const TypeInfo& info, bool shaped, Value& out);
     void read_dims(bool shaped, TensorMeta& t);
     void parse_types(std::string_view types);
-    const TypeInfo& type_info(StrId type);
     StrId intern_device(std::string_view device);
 
     Trace& trace_;
@@ -52,7 +47,7 @@ private:
     std::vector<StrId> type_ids_;
     std::string last_types_;  // consecutive nodes often share a signature: its types are parsed once
     bool last_types_ok_ = false;
-    std::unordered_map<uint32_t, TypeInfo> types_;
+    ValueTypeTable types_;
     std::string_view last_device_;
     StrId last_device_id_;
 };

@@ -20,8 +20,6 @@ const element* item_of(bool have, simdjson::dom::array list, size_t i, element& 
     return have && list.at(i).get(storage) == simdjson::SUCCESS ? &storage : nullptr;
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 // Integers in traces are ids and sizes; some writers emit them as unsigned.
 bool get_integer(element e, int64_t& out) {
     switch (e.type()) {
@@ -58,62 +56,6 @@ void ParsePlace::fail(const std::string& message) const {
     mimic::fail(loc, message);
 }
 
-std::vector<std::string_view> split_type_list(std::string_view list) {
-    std::vector<std::string_view> out;
-    int depth = 0;
-    size_t begin = 0;
-    for (size_t i = 0; i < list.size(); ++i) {
-        char c = list[i];
-        if (c == '[' || c == '(') ++depth;
-        else if (c == ']' || c == ')') --depth;
-        else if (c == ',' && depth == 0) {
-            out.push_back(list.substr(begin, i - begin));
-            begin = i + 1;
-        }
-    }
-    if (begin < list.size()) out.push_back(list.substr(begin));
-    return out;
-}
-
-const EtTypeInfo& EtValueParser::type_info(StrId type) {
-    auto it = types_.find(type.value);
-    if (it != types_.end()) return it->second;
-    EtTypeInfo info;
-    std::string_view t = trace_.str(type);
-    if (starts_with(t, "Tensor(") && t.back() == ')') {
-        info.kind = ValueKind::Tensor;
-        std::string_view dtype = t.substr(7, t.size() - 8);
-        info.undefined_tensor = starts_with(dtype, "nullptr");
-        info.dtype = trace_.strings.intern(dtype);
-    } else if (t == "Tensor") {
-        info.kind = ValueKind::Tensor;
-    } else if ((starts_with(t, "GenericList[") || starts_with(t, "Tuple[") || starts_with(t, "TensorList[") ||
-                starts_with(t, "List[")) &&
-               t.back() == ']') {
-        info.kind = ValueKind::List;
-        size_t open = t.find('[');
-        for (std::string_view e : split_type_list(t.substr(open + 1, t.size() - open - 2)))
-            info.elements.push_back(trace_.strings.intern(e));
-    } else if (t == "Int" || t == "SymInt" || t == "Layout" || t == "ScalarType" || t == "MemoryFormat") {
-        info.kind = ValueKind::Int;
-    } else if (t == "Double" || t == "Float") {
-        info.kind = ValueKind::Double;
-    } else if (t == "Bool") {
-        info.kind = ValueKind::Bool;
-    } else if (t == "String") {
-        info.kind = ValueKind::String;
-    } else if (t == "Device") {
-        info.kind = ValueKind::Device;
-    } else if (t == "None") {
-        info.kind = ValueKind::None;
-    } else if (t == "Object") {
-        info.kind = ValueKind::Object;
-    } else if (t == "Generator") {
-        info.kind = ValueKind::Generator;
-    }
-    return types_.emplace(type.value, std::move(info)).first->second;
-}
-
 ValueRange EtValueParser::parse_side(simdjson::dom::array values, const element* types, const element* shapes,
                                      const element* strides, const ParsePlace& where) {
     size_t n = values.size();
@@ -141,7 +83,7 @@ ValueRange EtValueParser::parse_side(simdjson::dom::array values, const element*
 void EtValueParser::parse_value(uint32_t slot, element value, StrId type, const element* shape, const element* stride,
                                 const ParsePlace& where, int depth) {
     if (depth > kMaxDepth) where.fail("values nested deeper than " + std::to_string(kMaxDepth) + " levels");
-    const EtTypeInfo& info = type_info(type);
+    const ValueTypeInfo& info = types_.of(type, trace_.strings);
     Value out;
     out.type = type;
     switch (info.kind) {
@@ -297,7 +239,7 @@ void EtValueParser::parse_untyped(Value& out, element value, const ParsePlace& w
     where.fail("unreadable value");
 }
 
-void EtValueParser::parse_tensor(Value& out, element value, const EtTypeInfo& info, const element* shape,
+void EtValueParser::parse_tensor(Value& out, element value, const ValueTypeInfo& info, const element* shape,
                                  const element* stride,
                                  const ParsePlace& where) {
     simdjson::dom::array tuple = value.get_array().value_unsafe();

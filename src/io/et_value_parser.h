@@ -11,6 +11,7 @@
 
 #include "support/error.h"
 #include "trace/trace.h"
+#include "trace/value_types.h"
 
 namespace mimic {
 
@@ -23,14 +24,6 @@ struct ParsePlace {
     std::string_view field;
     std::string_view subfield;  // e.g. the attr name under "attrs"
     [[noreturn]] void fail(const std::string& message) const;
-};
-
-// What a type string says, parsed once per distinct string.
-struct EtTypeInfo {
-    ValueKind kind = ValueKind::Unknown;
-    StrId dtype;                    // tensors: the element type inside Tensor(...)
-    bool undefined_tensor = false;  // Tensor(nullptr (uninitialized))
-    std::vector<StrId> elements;    // lists: the element type strings
 };
 
 class EtValueParser {
@@ -51,17 +44,13 @@ public:
 private:
     void parse_value(uint32_t slot, simdjson::dom::element value, StrId type, const simdjson::dom::element* shape,
                      const simdjson::dom::element* stride, const ParsePlace& where, int depth);
-    void parse_tensor(Value& out, simdjson::dom::element value, const EtTypeInfo& info,
+    void parse_tensor(Value& out, simdjson::dom::element value, const ValueTypeInfo& info,
                       const simdjson::dom::element* shape, const simdjson::dom::element* stride,
                       const ParsePlace& where);
     void parse_untyped(Value& out, simdjson::dom::element value, const ParsePlace& where);
-    const EtTypeInfo& type_info(StrId type);
 
     Trace& trace_;
-    std::unordered_map<uint32_t, EtTypeInfo> types_;
+    ValueTypeTable types_;
 };
-
-// Splits "A,B[C,D],E" at top-level commas (brackets and parentheses nest).
-std::vector<std::string_view> split_type_list(std::string_view list);
 
 }  // namespace mimic
