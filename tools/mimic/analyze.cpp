@@ -2,7 +2,6 @@
 // Reads one trace per rank (files, a `mimic record` directory, or a directory
 // of ranks), links a profile where there is one, and prints the analysis.
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
 #include "support/error.h"
+#include "support/output.h"
 #include "io/op_kernel_table.h"
 #ifdef MIMIC_HAVE_TORCH
 #include "replay/op_registry.h"
@@ -73,16 +73,6 @@ analysis::Report analyze_input(const TraceInput& input, const analysis::Analysis
     analysis::Report report = analysis::analyze(trace, options);
     report.link = std::move(link);
     return report;
-}
-
-void write_output(const std::string& path, const std::string& text) {
-    if (path == "-") {
-        std::fwrite(text.data(), 1, text.size(), stdout);
-        return;
-    }
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!out) fail({path, -1, -1, ""}, "cannot write the JSON report");
 }
 
 int run(const AnalyzeArgs& args) {

@@ -3,7 +3,6 @@
 // directory of ranks), links its profile where there is one, and writes
 // PREFIX.<rank>.et per rank.
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +14,7 @@
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
 #include "support/error.h"
+#include "support/output.h"
 #include "support/json_writer.h"
 
 namespace mimic::cli {
@@ -127,14 +127,8 @@ int run(const ConvertArgs& args) {
         done.push_back(std::move(c));
     }
     if (!args.json.empty()) {
-        const std::string text = to_json(done);
-        if (args.json == "-") {
-            std::fwrite(text.data(), 1, text.size(), stdout);
-            return 0;
-        }
-        std::ofstream out(args.json, std::ios::binary | std::ios::trunc);
-        if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
-        if (!out) fail({args.json, -1, -1, ""}, "cannot write the JSON report");
+        write_output(args.json, to_json(done));
+        if (args.json == "-") return 0;
     }
     print_table(done);
     return 0;

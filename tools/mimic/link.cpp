@@ -3,7 +3,6 @@
 // nodes linked (by record-function id, in order), device work attached, and
 // which profiler thread each ET thread was paired with.
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +14,7 @@
 #include "link/link_profile.h"
 #include "link/link_report.h"
 #include "support/error.h"
+#include "support/output.h"
 #include "support/json_writer.h"
 
 namespace mimic::cli {
@@ -57,14 +57,7 @@ void write_json(const std::vector<Linked>& results, const std::string& where) {
         out.end_object();
     }
     out.end_array().end_object();
-    std::string text = out.str() + "\n";
-    if (where == "-") {
-        std::fwrite(text.data(), 1, text.size(), stdout);
-        return;
-    }
-    std::ofstream file(where, std::ios::binary | std::ios::trunc);
-    if (file) file.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!file) fail({where, -1, -1, ""}, "cannot write the JSON report");
+    write_output(where, out.str() + "\n");
 }
 
 int run(const LinkArgs& args) {
