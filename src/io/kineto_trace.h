@@ -123,7 +123,8 @@ public:
 private:
     struct TrackKeyHash {
         size_t operator()(const std::pair<int64_t, int64_t>& k) const noexcept {
-            return std::hash<int64_t>()(k.first * 1000003 ^ k.second);
+            // Unsigned: a large pid times the multiplier must wrap, not overflow (undefined).
+            return std::hash<uint64_t>()(static_cast<uint64_t>(k.first) * 1000003u ^ static_cast<uint64_t>(k.second));
         }
     };
     std::unordered_map<std::pair<int64_t, int64_t>, uint32_t, TrackKeyHash> thread_of_key_;
