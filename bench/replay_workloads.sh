@@ -37,10 +37,11 @@ import json, math, os, sys
 out = sys.argv[1]
 rows, errs = [], {"recorded": [], "none": []}
 for f in sorted(os.listdir(out)):
-    if not f.endswith(".json") or f == "summary.json":
+    parts = f[:-5].rsplit(".", 1) if f.endswith(".json") else []
+    if len(parts) != 2 or parts[1] not in ("recorded", "none", "all"):  # <name>.<mode>.json only
         continue
     d = json.load(open(os.path.join(out, f)))
-    name, mode = f[:-5].rsplit(".", 1)
+    name, mode = parts
     row = {"name": name, "mode": mode, "ops_total": d["ops_total"], "ops_replayed": d["ops_replayed"],
            "coverage_pct": round(d["coverage_pct"], 2), "median_ms": round(d["median_ms"], 3),
            "original_ms": d["original_ms"], "error_pct": d["error_pct"],
