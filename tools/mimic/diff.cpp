@@ -1,6 +1,5 @@
 // mimic diff: compares two traces operator by operator (see analysis/trace_diff.h).
 #include <cstdio>
-#include <fstream>
 #include <memory>
 
 #include "analysis/trace_diff.h"
@@ -10,6 +9,7 @@
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
 #include "support/error.h"
+#include "support/output.h"
 
 namespace mimic::cli {
 namespace {
@@ -33,14 +33,7 @@ int run(const DiffArgs& args) {
     options.iteration = args.iteration;
     const analysis::TraceDiff d = analysis::diff_traces(a, b, options);
     if (!args.json.empty()) {
-        const std::string text = analysis::diff_to_json(d, args.a, args.b);
-        if (args.json == "-") {
-            std::fwrite(text.data(), 1, text.size(), stdout);
-        } else {
-            std::ofstream out(args.json, std::ios::binary | std::ios::trunc);
-            if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
-            if (!out) fail({args.json, -1, -1, ""}, "cannot write the JSON report");
-        }
+        write_output(args.json, analysis::diff_to_json(d, args.a, args.b));
     }
     if (args.json != "-") {
         const std::string text = analysis::diff_to_text(d, args.a, args.b);

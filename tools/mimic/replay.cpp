@@ -4,7 +4,6 @@
 #include <ATen/Parallel.h>
 
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <regex>
 
@@ -19,6 +18,7 @@
 #include "replay/replay_report.h"
 #include "replay/replayer.h"
 #include "support/error.h"
+#include "support/output.h"
 
 namespace mimic::cli {
 namespace {
@@ -37,16 +37,6 @@ std::regex compile(const std::string& re, const char* flag) {
     } catch (const std::regex_error& e) {
         fail({"", -1, -1, flag}, "bad regular expression '" + re + "': " + e.what());
     }
-}
-
-void write_file(const std::string& path, const std::string& text) {
-    if (path == "-") {
-        std::fwrite(text.data(), 1, text.size(), stdout);
-        return;
-    }
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!out) fail({path, -1, -1, ""}, "cannot write the JSON report");
 }
 
 int run(const ReplayArgs& args) {
@@ -117,7 +107,7 @@ int run(const ReplayArgs& args) {
     settings.lazy = args.lazy;
     settings.host_gaps = args.host_gaps;
     replay::ReplayReport report = replay::make_report(trace, replayer, settings, iteration_ms, meta, gaps);
-    if (!args.json.empty()) write_file(args.json, replay::report_json(report));
+    if (!args.json.empty()) write_output(args.json, replay::report_json(report));
     if (args.json != "-") {
         std::string text = replay::report_text(report);
         std::fwrite(text.data(), 1, text.size(), stdout);
