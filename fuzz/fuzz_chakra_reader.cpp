@@ -106,14 +106,14 @@ void compare_attr(const mimic::ChakraAttrView& w, const AttributeProto& p) {
             bool ok;
             if (field == AttributeProto::kStringList || field == AttributeProto::kBytesList) {
                 std::vector<std::string_view> s;
-                ok = mimic::decode_list_bytes(w.bytes, s);
+                ok = mimic::decode_attr_list_bytes(w, s);
                 n = s.size();
                 if (ok && field == AttributeProto::kStringList)
                     for (size_t i = 0; i < s.size() && i < size_t(p.string_list().values_size()); ++i)
                         if (s[i] != p.string_list().values(static_cast<int>(i))) broken("string list value differs", i);
             } else {
                 std::vector<uint64_t> v;
-                ok = mimic::decode_list_scalars(w.bytes, element_wire_type(field), v);
+                ok = mimic::decode_attr_list_scalars(w, element_wire_type(field), v);
                 n = v.size();
             }
             if (ok && n != static_cast<size_t>(proto_list_size(p))) {

@@ -108,7 +108,7 @@ bool ChakraAttrReader::read(const ChakraAttrView& a, size_t position, Attr& out)
     const uint32_t begin = static_cast<uint32_t>(trace_.values.size());
     if (field == AttributeProto::kStringList || field == AttributeProto::kBytesList) {
         strings_.clear();
-        if (!decode_list_bytes(a.bytes, strings_)) return false;
+        if (!decode_attr_list_bytes(a, strings_)) return false;
         for (std::string_view s : strings_) {
             Value e;
             e.kind = ValueKind::String;
@@ -118,7 +118,7 @@ bool ChakraAttrReader::read(const ChakraAttrView& a, size_t position, Attr& out)
         }
     } else {
         scalars_.clear();
-        if (!decode_list_scalars(a.bytes, element_wire_type(field), scalars_)) return false;
+        if (!decode_attr_list_scalars(a, element_wire_type(field), scalars_)) return false;
         for (uint64_t bits : scalars_) {
             Value e = scalar_value(field - 1, bits);
             e.type = element_type;

@@ -132,11 +132,20 @@ bool decode_attr(std::string_view data, ChakraAttrView& a, bool& unknown) {
             continue;
         }
         if (field >= 3 && field <= 32 && wt == oneof_wire_type(field)) {
-            // The oneof: the last field on the wire wins, as in protobuf.
+            // The oneof: the last field on the wire wins, as in protobuf,
+            // except that a *List message seen again is merged into the first.
+            const bool list_again = wt == kLength && field % 2 == 0 && a.field == field;
+            if (list_again) {
+                std::string_view more;
+                if (!w.bytes(more)) return false;
+                a.merged.push_back(more);
+                continue;
+            }
             a.field = field;
             a.wire_type = wt;
             a.bytes = {};
             a.bits = 0;
+            a.merged.clear();
             bool ok = wt == kVarint ? w.varint(a.bits)
                       : wt == kFixed64 ? w.fixed(8, a.bits)
                       : wt == kFixed32 ? w.fixed(4, a.bits)
@@ -325,6 +334,20 @@ bool looks_like_chakra(std::string_view head) {
     if (!whole) return true;  // the first node does not fit in the head
     ChakraNodeView node;
     return decode_chakra_node(message, node, error) && !node.unknown_fields;
+}
+
+bool decode_attr_list_scalars(const ChakraAttrView& a, int wire_type, std::vector<uint64_t>& out) {
+    if (!decode_list_scalars(a.bytes, wire_type, out)) return false;
+    for (std::string_view more : a.merged)
+        if (!decode_list_scalars(more, wire_type, out)) return false;
+    return true;
+}
+
+bool decode_attr_list_bytes(const ChakraAttrView& a, std::vector<std::string_view>& out) {
+    if (!decode_list_bytes(a.bytes, out)) return false;
+    for (std::string_view more : a.merged)
+        if (!decode_list_bytes(more, out)) return false;
+    return true;
 }
 
 }  // namespace mimic

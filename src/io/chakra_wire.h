@@ -25,6 +25,9 @@ struct ChakraAttrView {
     int wire_type = 0;
     uint64_t bits = 0;
     std::string_view bytes;
+    // Further payloads of the same *List field: protobuf merges repeated
+    // occurrences of a message field, so their values follow those of `bytes`.
+    std::vector<std::string_view> merged;
 };
 
 struct ChakraIoView {
@@ -70,5 +73,8 @@ bool decode_chakra_node(std::string_view message, ChakraNodeView& out, std::stri
 // malformed input.
 bool decode_list_scalars(std::string_view list, int wire_type, std::vector<uint64_t>& out);
 bool decode_list_bytes(std::string_view list, std::vector<std::string_view>& out);
+// The same over every payload of a list attribute (`bytes`, then `merged`).
+bool decode_attr_list_scalars(const ChakraAttrView& a, int wire_type, std::vector<uint64_t>& out);
+bool decode_attr_list_bytes(const ChakraAttrView& a, std::vector<std::string_view>& out);
 
 }  // namespace mimic
