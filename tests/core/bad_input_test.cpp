@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -97,6 +98,7 @@ constexpr long kRssSlack = 1;
 void expect_peak_below(long limit_mb, const char* why = "") {
     long peak = peak_rss_mb();
     if (peak < 0) return;  // no VmHWM on this kernel
+    std::printf("peak resident memory: %ld MiB (limit %ld)\n", peak, limit_mb);
     EXPECT_LT(peak, limit_mb) << "peak resident memory in MiB " << why;
 }
 
