@@ -1,5 +1,6 @@
 #include "io/chakra_json.h"
 
+#include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/util/json_util.h>
 
 #include <cstring>
@@ -35,6 +36,8 @@ void to_json(const google::protobuf::Message& msg, std::string& out, const std::
 }  // namespace
 
 ChakraJsonStats dump_chakra_json(const std::string& et_path, std::ostream& out) {
+    // Protobuf logs its parse complaints to stderr; ours arrive as one mimic::Error instead.
+    google::protobuf::LogSilencer quiet;
     ChakraJsonStats stats;
     ChakraFrameReader frames(et_path);
     std::string_view bytes;
@@ -63,6 +66,8 @@ ChakraJsonStats dump_chakra_json(const std::string& et_path, std::ostream& out) 
 }
 
 ChakraJsonStats encode_chakra_json(const std::string& json_path, const std::string& et_path) {
+    // Protobuf logs its parse complaints to stderr; ours arrive as one mimic::Error instead.
+    google::protobuf::LogSilencer quiet;
     ChakraJsonStats stats;
     ByteSource source(json_path);
     JsonStreamer streamer(source);
