@@ -8,6 +8,26 @@ namespace {
 double percent(size_t part, size_t whole) { return whole ? 100.0 * double(part) / double(whole) : 0.0; }
 }  // namespace
 
+std::vector<std::pair<std::string, double>> link_stats_fields(const LinkStats& s) {
+    return {
+        {"linkable_nodes", double(s.linkable)},
+        {"linked_nodes", double(s.linked)},
+        {"operators", double(s.operators)},
+        {"operators_linked", double(s.operators_linked)},
+        {"by_record_function_id", double(s.by_record_function_id)},
+        {"by_sequence_number", double(s.by_sequence_number)},
+        {"in_order", double(s.in_order)},
+        {"rf_id_name_mismatches", double(s.rf_id_name_mismatches)},
+        {"nesting_conflicts", double(s.nesting_conflicts)},
+        {"profile_host_events", double(s.profile_host_events)},
+        {"profile_host_events_linked", double(s.profile_host_events_linked)},
+        {"profile_device_events", double(s.profile_device_events)},
+        {"kernels_attached", double(s.kernels_attached)},
+        {"memcpys_attached", double(s.memcpys_attached)},
+        {"memsets_attached", double(s.memsets_attached)},
+    };
+}
+
 void write_link_stats(JsonWriter& out, const LinkStats& s) {
     out.begin_object();
     out.field("et_nodes", s.et_nodes);

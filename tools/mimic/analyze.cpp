@@ -14,6 +14,7 @@
 #include "io/recording_dir.h"
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
+#include "link/link_report.h"
 #include "support/error.h"
 #include "support/output.h"
 #include "io/op_kernel_table.h"
@@ -34,21 +35,7 @@ struct AnalyzeArgs {
 analysis::LinkSummary summarize_link(const LinkStats& s) {
     analysis::LinkSummary out;
     out.present = true;
-    out.stats = {
-        {"linkable_nodes", double(s.linkable)},
-        {"linked_nodes", double(s.linked)},
-        {"operators", double(s.operators)},
-        {"operators_linked", double(s.operators_linked)},
-        {"by_record_function_id", double(s.by_record_function_id)},
-        {"in_order", double(s.in_order)},
-        {"rf_id_name_mismatches", double(s.rf_id_name_mismatches)},
-        {"profile_host_events", double(s.profile_host_events)},
-        {"profile_host_events_linked", double(s.profile_host_events_linked)},
-        {"profile_device_events", double(s.profile_device_events)},
-        {"kernels_attached", double(s.kernels_attached)},
-        {"memcpys_attached", double(s.memcpys_attached)},
-        {"memsets_attached", double(s.memsets_attached)},
-    };
+    out.stats = link_stats_fields(s);
     return out;
 }
 
