@@ -95,8 +95,11 @@ std::vector<NodeClass> classify_nodes(const Trace& trace) {
                 if (a.value.kind == ValueKind::Int) cpu = a.value.payload.i != 0;
             }
         }
-        out.push_back({categorize(node.kind, node.chakra_type, trace.name(node), trace.str(node.op_schema), backend, cpu),
-                       !cpu});
+        const std::string_view name = trace.name(node);
+        const bool async_label =
+            node.op_schema.value == 0 && (starts_with(name, "nccl:") || starts_with(name, "gloo:"));
+        out.push_back({categorize(node.kind, node.chakra_type, name, trace.str(node.op_schema), backend, cpu), !cpu,
+                       async_label});
     }
     return out;
 }

@@ -35,6 +35,11 @@ inline bool is_operator(OpCategory c) { return c != OpCategory::Label && c != Op
 struct NodeClass {
     OpCategory category = OpCategory::Label;
     bool on_device = false;  // device work: a Chakra node with is_cpu_op false
+    // A backend's nccl:*/gloo:* label opens when the work is queued and closes
+    // when it completes on the backend's thread, so the ET observer files the
+    // caller's next ops under it (DDP's later buckets under the first
+    // gloo:all_reduce). What sits under such a label is not its work.
+    bool async_label = false;
     // Host operators are the nodes a profiler shows as ops: every category but
     // labels and device work. Only they hide the time of what runs inside them,
     // and only they are what a replay calls.

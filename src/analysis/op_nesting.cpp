@@ -37,7 +37,8 @@ OpNesting compute_op_nesting(const Trace& trace, const std::vector<NodeClass>& c
             continue;
         }
         const NodeIndex parent = trace.parent_of(i);
-        const NodeIndex inherited = parent == kNoNode ? kNoNode : out.top_level_owner[parent.value];
+        NodeIndex inherited = parent == kNoNode ? kNoNode : out.top_level_owner[parent.value];
+        if (inherited == parent && parent != kNoNode && classes[parent.value].async_label) inherited = kNoNode;
         if (inherited != kNoNode)
             out.top_level_owner[i.value] = inherited;
         else if (classes[i.value].is_host_operator())

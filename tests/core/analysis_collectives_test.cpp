@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "analysis/comm_values.h"
 #include "analysis/report.h"
 #include "io/trace_loader.h"
@@ -148,6 +150,38 @@ TEST(Collectives, DispatcherOpsAloneAsPyTorch113WritesThem) {
     EXPECT_EQ(ag.collectives[0].collective, "all_gather");
     EXPECT_EQ(ag.collectives[0].count, 10u);
     EXPECT_EQ(ag.collectives[0].total_bytes, 40u);
+}
+
+// PyTorch 1.13 + Gloo, as recorded by `mimic record --workload ddp_mlp
+// --nproc 2` (nodes trimmed to the ones that matter, fields verbatim): the
+// gloo:all_reduce label of DDP's second bucket opens when the work is queued
+// and closes on Gloo's thread, so the ET files the next bucket's
+// AccumulateGrad and its c10d::allreduce_ under it. That allreduce is a call of
+// its own, and the AccumulateGrad is a top-level operator.
+TEST(Collectives, CallsFiledUnderAnAsyncGlooLabelCountOnce) {
+    const char* et = R"ET({"schema": "1.0.1", "pid": 30945, "time": "2026-11-22 00:22:06", "nodes": [
+{"name": "[pytorch|profiler|execution_graph|process]", "id": 1, "rf_id": 1, "parent": 1, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "", "inputs": [], "input_shapes": [], "input_types": [], "outputs": [], "output_shapes": [], "output_types": []},
+{"name": "[pytorch|profiler|execution_graph|thread]", "id": 2, "rf_id": 2, "parent": 1, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "", "inputs": [], "input_shapes": [], "input_types": [], "outputs": [], "output_shapes": [], "output_types": []},
+{"name": "ProfilerStep#3", "id": 8, "rf_id": 8, "parent": 2, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "", "inputs": [], "input_shapes": [], "input_types": [], "outputs": [], "output_shapes": [], "output_types": []},
+{"name": "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", "id": 529, "rf_id": 529, "parent": 8, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "", "inputs": [], "input_shapes": [], "input_types": [], "outputs": [], "output_shapes": [], "output_types": []},
+{"name": "c10d::allreduce_", "id": 540, "rf_id": 540, "parent": 529, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "c10d::allreduce_(Tensor[] _0, __torch__.torch.classes.c10d.ProcessGroup _1, __torch__.torch.classes.c10d.ReduceOp _2, int _3) -> (Tensor[] _0, __torch__.torch.classes.c10d.Work _1)", "inputs": [[[539, 300, 0, 265738, 4, "cpu"]], "<Object>", "<Object>", -1], "input_shapes": [[[265738]], [], [], []], "input_types": ["GenericList[Tensor(float)]", "Object", "Object", "Int"], "outputs": [[[539, 300, 0, 265738, 4, "cpu"]], "<Object>"], "output_shapes": [[[265738]], []], "output_types": ["GenericList[Tensor(float)]", "Object"]},
+{"name": "gloo:all_reduce", "id": 601, "rf_id": 601, "parent": 8, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "", "inputs": [[596, 572, 0, 65792, 4, "cpu"]], "input_shapes": [[65792]], "input_types": ["Tensor(float)"], "outputs": [], "output_shapes": [], "output_types": []},
+{"name": "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", "id": 643, "rf_id": 643, "parent": 601, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "", "inputs": [], "input_shapes": [], "input_types": [], "outputs": [], "output_shapes": [], "output_types": []},
+{"name": "c10d::allreduce_", "id": 654, "rf_id": 654, "parent": 643, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "c10d::allreduce_(Tensor[] _0, __torch__.torch.classes.c10d.ProcessGroup _1, __torch__.torch.classes.c10d.ReduceOp _2, int _3) -> (Tensor[] _0, __torch__.torch.classes.c10d.Work _1)", "inputs": [[[653, 630, 0, 65792, 4, "cpu"]], "<Object>", "<Object>", -1], "input_shapes": [[[65792]], [], [], []], "input_types": ["GenericList[Tensor(float)]", "Object", "Object", "Int"], "outputs": [[[653, 630, 0, 65792, 4, "cpu"]], "<Object>"], "output_shapes": [[[65792]], []], "output_types": ["GenericList[Tensor(float)]", "Object"]}
+]})ET";
+    const std::string path = testing::scratch_dir("gloo_async_label") + "/et.json";
+    {
+        std::ofstream(path) << et;
+    }
+    const Report r = analyze(load_trace(path));
+    const CollectiveStats* ar = find(r.collectives, "all_reduce");
+    ASSERT_NE(ar, nullptr);
+    EXPECT_EQ(ar->count, 2u);
+    EXPECT_EQ(ar->total_bytes, (265738u + 65792u) * 4u);
+    EXPECT_EQ(ar->max_bytes, 265738u * 4u);
+    // Top-level: the gloo:all_reduce label and both c10d ops (the AccumulateGrad
+    // wrappers are labels).
+    EXPECT_EQ(r.top_level_operators, 3u);
 }
 
 TEST(Collectives, TracesWithoutCommunicationHaveNone) {
