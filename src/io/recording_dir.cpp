@@ -158,4 +158,47 @@ void apply_recording_meta(Trace& trace, const std::string& meta_path) {
     }
 }
 
+std::vector<PythonCollective> read_python_collectives(const std::string& meta_path) {
+    const std::string text = read_whole_file(meta_path);
+    simdjson::dom::parser parser;
+    simdjson::padded_string padded(text);
+    simdjson::dom::object meta;
+    if (parser.parse(padded).get_object().get(meta) != simdjson::SUCCESS)
+        fail({meta_path, -1, -1, ""}, "not a JSON object");
+    std::vector<PythonCollective> out;
+    simdjson::dom::element calls_el;
+    if (meta["python_collectives"].get(calls_el) != simdjson::SUCCESS || calls_el.is_null()) return out;
+    simdjson::dom::array calls;
+    if (calls_el.get_array().get(calls) != simdjson::SUCCESS)
+        fail({meta_path, -1, -1, "python_collectives"}, "expected a list");
+    size_t index = 0;
+    for (simdjson::dom::element c : calls) {
+        const std::string where = "python_collectives[" + std::to_string(index++) + "]";
+        PythonCollective pc;
+        std::string_view s;
+        if (c["op"].get_string().get(s) != simdjson::SUCCESS) fail({meta_path, -1, -1, where + ".op"}, "expected a string");
+        pc.op = std::string(s);
+        if (c["pg_name"].get_string().get(s) == simdjson::SUCCESS) pc.pg_name = std::string(s);
+        if (c["reduce_op"].get_string().get(s) == simdjson::SUCCESS) pc.reduce_op = std::string(s);
+        bool b = false;
+        if (c["async_op"].get_bool().get(b) == simdjson::SUCCESS) pc.async_op = b;
+        auto splits = [&](const char* key, std::vector<int64_t>& into) {
+            simdjson::dom::element e;
+            if (c[key].get(e) != simdjson::SUCCESS || e.is_null()) return;
+            simdjson::dom::array a;
+            if (e.get_array().get(a) != simdjson::SUCCESS) fail({meta_path, -1, -1, where + "." + key}, "expected a list");
+            for (simdjson::dom::element v : a) {
+                int64_t n = 0;
+                if (v.get_int64().get(n) != simdjson::SUCCESS || n < 0)
+                    fail({meta_path, -1, -1, where + "." + key}, "expected non-negative integers");
+                into.push_back(n);
+            }
+        };
+        splits("input_split_sizes", pc.input_split_sizes);
+        splits("output_split_sizes", pc.output_split_sizes);
+        out.push_back(std::move(pc));
+    }
+    return out;
+}
+
 }  // namespace mimic

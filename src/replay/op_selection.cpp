@@ -27,9 +27,10 @@ bool has_operator_ancestor(const Trace& trace, NodeIndex i) {
 
 }  // namespace
 
-std::string never_replay_reason(std::string_view name) {
+std::string never_replay_reason(std::string_view name, bool collectives) {
     if (name.rfind("profiler::", 0) == 0) return "profiler bookkeeping";
-    if (name.rfind("c10d::", 0) == 0) return "collective: single-process replay has no process group";
+    if (!collectives && name.rfind("c10d::", 0) == 0)
+        return "collective: a single-process replay has no process group (replay the ranks with --nproc)";
     if (name == "aten::record_stream") return "stream bookkeeping";
     return {};
 }
@@ -62,21 +63,34 @@ Selection select_ops(const Trace& trace, const SelectionOptions& options) {
             if (pick + 1 < labels.size()) sel.last_node_id = trace.nodes[labels[pick + 1].value].id.value - 1;
         }
     }
+    std::vector<NodeIndex> range;
     for (NodeIndex i : trace.execution_order()) {
         const Node& n = trace.nodes[i.value];
-        if (n.id.value < sel.first_node_id || n.id.value > sel.last_node_id) continue;
-        ++sel.nodes_in_range;
-        if (n.kind != NodeKind::Operator || has_operator_ancestor(trace, i)) continue;
+        if (n.id.value >= sel.first_node_id && n.id.value <= sel.last_node_id) range.push_back(i);
+    }
+    sel.nodes_in_range = range.size();
+    // Communication calls, and which node stands for each.
+    std::vector<analysis::ScheduledCollective> calls;
+    std::vector<int32_t> call_of(options.collectives ? trace.nodes.size() : 0, -1);
+    if (options.collectives) {
+        calls = analysis::schedule_collectives(trace, range, options.python_calls);
+        for (size_t k = 0; k < calls.size(); ++k) call_of[calls[k].node.value] = int32_t(k);
+    }
+    for (NodeIndex i : range) {
+        const Node& n = trace.nodes[i.value];
+        const bool call = options.collectives && call_of[i.value] >= 0;
+        if ((n.kind != NodeKind::Operator && !call) || has_operator_ancestor(trace, i)) continue;
         std::string name(trace.name(n));
         if (options.include && !std::regex_search(name, *options.include)) continue;
         if (options.exclude && std::regex_search(name, *options.exclude)) continue;
-        std::string why = never_replay_reason(name);
+        std::string why = never_replay_reason(name, options.collectives);
         if (!why.empty()) {
             sel.excluded.push_back({i, std::move(why)});
             continue;
         }
         if (options.max_ops && sel.ops.size() >= options.max_ops) continue;
         sel.ops.push_back(i);
+        if (call) sel.collectives.push_back(std::move(calls[size_t(call_of[i.value])]));
     }
     return sel;
 }

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/collective_schedule.h"
+#include "io/recording_dir.h"
 #include "trace/trace.h"
 
 namespace mimic::replay {
@@ -22,6 +24,10 @@ struct SelectionOptions {
     std::optional<std::regex> include;  // op names to keep (search, not full match)
     std::optional<std::regex> exclude;  // op names to drop
     size_t max_ops = 0;                 // 0 = no limit (tests and quick looks)
+    // A multi-rank replay: communication calls are selected too (c10d ops,
+    // and gloo:*/nccl:* labels or record_param_comms standing alone).
+    bool collectives = false;
+    std::vector<PythonCollective> python_calls;  // meta.json's, to name groups and splits
 };
 
 // A top-level operator left out before replay, and why.
@@ -36,6 +42,8 @@ struct Selection {
     uint64_t last_node_id = UINT64_MAX;
     NodeIndex label_node = kNoNode;
     std::vector<NodeIndex> ops;         // to replay, in execution order
+    // With SelectionOptions::collectives: the calls among `ops`, in order.
+    std::vector<analysis::ScheduledCollective> collectives;
     std::vector<Excluded> excluded;     // top-level ops of the range not replayed
     uint64_t nodes_in_range = 0;        // every node of the range (instrumentation count)
 };
@@ -44,7 +52,7 @@ struct Selection {
 Selection select_ops(const Trace& trace, const SelectionOptions& options);
 
 // Why an op must never be run by a replay ("" when it may): profiler
-// bookkeeping, collectives with no process group.
-std::string never_replay_reason(std::string_view op_name);
+// bookkeeping, collectives with no process group (`collectives` false).
+std::string never_replay_reason(std::string_view op_name, bool collectives = false);
 
 }  // namespace mimic::replay

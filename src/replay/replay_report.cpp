@@ -142,6 +142,28 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
             }
         }
     }
+    for (const analysis::ScheduledCollective& c : sel.collectives)
+        if (c.kind != CommKind::Wait) ++r.collectives_total;
+    for (size_t i = 0; i < steps.size(); ++i) {
+        const Step& s = steps[i];
+        if (s.collective < 0 || s.skipped) continue;
+        const ReplayCollective& c = replayer.collectives()[size_t(s.collective)];
+        if (c.recorded.kind == CommKind::Wait) continue;
+        CollectiveTiming t;
+        t.name = s.name;
+        t.collective = c.recorded.kind == CommKind::Send   ? "send"
+                       : c.recorded.kind == CommKind::Recv ? "recv"
+                                                           : analysis::collective_type_name(c.recorded.type);
+        t.pg_name = c.group->name;
+        t.group_size = int64_t(c.group->ranks.size());
+        t.input_bytes = c.recorded.input_bytes;
+        t.output_bytes = c.recorded.output_bytes;
+        t.latency_us = replayer.op_us()[i];
+        if (linked(s.node)) t.recorded_us = trace.timing[s.node.value].duration_us;
+        t.waits_at_once = c.recorded.waits_at_once;
+        t.emulation = c.emulation;
+        r.collectives.push_back(std::move(t));
+    }
     r.per_op = sorted_by_time(by_name);
     r.per_category = sorted_by_time(by_cat);
     // Geometric mean over op names of max(replay/profile, profile/replay), as a percentage above 1.

@@ -5,6 +5,7 @@
 // the profiler's durations (corrected for instrumentation when calibrated).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,8 +47,29 @@ struct TimeCompare {
     }
 };
 
+// One communication call of the replay: its recorded size and the latency
+// of issuing it and waiting for it in the timing pass.
+struct CollectiveTiming {
+    std::string name;        // as recorded: c10d::allreduce_, gloo:all_to_all
+    std::string collective;  // all_reduce, all_to_all, send...
+    std::string pg_name;
+    int64_t group_size = 0;
+    uint64_t input_bytes = 0;
+    uint64_t output_bytes = 0;
+    double latency_us = 0;
+    std::optional<double> recorded_us;  // the original's duration of the call, when profiled
+    bool waits_at_once = false;
+    std::string emulation;
+    // The message size bandwidth is counted on: the larger side (all_gather's output, reduce_scatter's input).
+    uint64_t message_bytes() const { return std::max(input_bytes, output_bytes); }
+};
+
 struct ReplayReport {
     ReplaySettings settings;
+    int64_t rank = -1;       // a multi-rank replay's rank, -1 for one process
+    int64_t world_size = 1;
+    std::vector<CollectiveTiming> collectives;
+    uint64_t collectives_total = 0;  // communication calls in the replayed range (waits not counted)
     std::string iteration_label;
     std::vector<double> iteration_ms;
     double median_ms = 0;

@@ -62,6 +62,18 @@ std::string report_json(const ReplayReport& r) {
     w.field("pool_bytes", uint64_t(r.pool_bytes)).field("peak_rss_bytes", uint64_t(r.peak_rss_bytes));
     w.field("fallbacks", uint64_t(r.fallbacks)).field("shape_mismatches", uint64_t(r.shape_mismatches));
     w.field("runtime_errors", uint64_t(r.runtime_errors));
+    w.field("rank", r.rank).field("world_size", r.world_size);
+    w.field("collectives_total", r.collectives_total).field("collectives_replayed", uint64_t(r.collectives.size()));
+    w.key("collectives").begin_array();
+    for (const CollectiveTiming& c : r.collectives) {
+        w.begin_object().field("name", c.name).field("collective", c.collective).field("pg_name", c.pg_name);
+        w.field("group_size", c.group_size).field("input_bytes", c.input_bytes).field("output_bytes", c.output_bytes);
+        w.field("latency_us", c.latency_us);
+        optional_field(w, "recorded_us", c.recorded_us);
+        w.field("waits_at_once", c.waits_at_once).field("emulation", c.emulation);
+        w.end_object();
+    }
+    w.end_array();
     w.end_object();
     return w.str() + "\n";
 }
@@ -95,6 +107,19 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
         line("  skipped:");
         for (size_t i = 0; i < r.skipped.size() && i < max_rows; ++i)
             line(fmt::format("    {:5} {}: {}", r.skipped[i].count, r.skipped[i].name, r.skipped[i].reason));
+    }
+    if (!r.collectives.empty()) {
+        line(fmt::format("  rank {} of {}: {} communication calls", r.rank, r.world_size, r.collectives.size()));
+        line(fmt::format("    {:<30} {:>8} {:>14} {:>12} {:>12} {:>12}", "call (group)", "bytes", "latency_us",
+                         "recorded_us", "algbw_GBps", "busbw_GBps"));
+        for (size_t i = 0; i < r.collectives.size() && i < max_rows; ++i) {
+            const CollectiveTiming& c = r.collectives[i];
+            const double alg = c.latency_us > 0 ? double(c.message_bytes()) / c.latency_us / 1e3 : 0.0;
+            const double bus = alg * analysis::bus_bandwidth_factor(collective_from_name(c.collective), c.group_size);
+            line(fmt::format("    {:<30} {:>8} {:>14.1f} {:>12} {:>12.3f} {:>12.3f}{}", c.collective + " (" + c.pg_name + ")",
+                             c.message_bytes(), c.latency_us, c.recorded_us ? fmt::format("{:.1f}", *c.recorded_us) : "-",
+                             alg, bus, c.emulation.empty() ? "" : "  [" + c.emulation + "]"));
+        }
     }
     line(fmt::format("  {:<40} {:>6} {:>12} {:>12} {:>8}", "op", "count", "replay_us", "profile_us", "error"));
     for (size_t i = 0; i < r.per_op.size() && i < max_rows; ++i) {

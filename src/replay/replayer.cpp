@@ -5,9 +5,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <unordered_map>
 
+#include "io/chakra_values.h"
 #include "replay/device_substitutes.h"
 #include "replay/op_registry.h"
+#include "support/error.h"
 
 namespace mimic::replay {
 namespace {
@@ -62,11 +65,19 @@ void Replayer::plan() {
     }
     OpRegistry registry;
     const bool on_cpu = options_.device.is_cpu();
+    if (options_.groups) runner_ = std::make_unique<CollectiveRunner>(trace_, pool_, *options_.groups);
+    std::unordered_map<uint32_t, size_t> call_at;  // node -> its communication call
+    for (size_t k = 0; k < selection_.collectives.size(); ++k) call_at[selection_.collectives[k].node.value] = k;
     for (NodeIndex i : selection_.ops) {
         const Node& n = trace_.nodes[i.value];
         std::string_view name = trace_.name(n);
         std::string_view schema = trace_.str(n.op_schema);
         std::string why;
+        if (auto call = call_at.find(i.value); call != call_at.end()) {
+            why = plan_collective(i, call->second);
+            if (!why.empty()) skipped_.push_back({i, std::string(name), why});
+            continue;
+        }
         const OpLookup& look = registry.lookup(schema);
         const bool runnable = look.registered && (!on_cpu || look.cpu_kernel);
         if (!runnable) {
@@ -101,11 +112,99 @@ void Replayer::plan() {
         if (!why.empty()) skipped_.push_back({i, std::string(name), why});
     }
     mark_autograd_leaves();
+    plan_collective_waits();
     pool_.snapshot();
     slots_.assign(builder_.slot_count(), at::Tensor());
     slot_ok_.assign(builder_.slot_count(), 1);
     op_us_.assign(steps_.size(), 0.0);
     compute_releases();
+}
+
+std::string Replayer::plan_collective(NodeIndex node, size_t call) {
+    if (!runner_) return "collective: a single-process replay has no process group (replay the ranks with --nproc)";
+    ReplayCollective c;
+    c.recorded = selection_.collectives[call];
+    std::string why;
+    try {
+        why = runner_->prepare(c);
+    } catch (const std::exception& e) {
+        why = "planning: " + short_reason(e);
+    }
+    if (!why.empty()) return why;
+    Step step;
+    step.node = node;
+    step.name = std::string(trace_.name(trace_.nodes[node.value]));
+    step.collective = int32_t(collectives_.size());
+    collectives_.push_back(std::move(c));
+    steps_.push_back(std::move(step));
+    return {};
+}
+
+void Replayer::plan_collective_waits() {
+    // Which step first touches a buffer of a collective still in flight (by
+    // recorded storage): that step waits for it. What no step waits for is
+    // waited for at the iteration's end, as DDP finishes its buckets before
+    // the step ends.
+    std::unordered_map<uint64_t, uint32_t> in_flight;  // storage id -> collective
+    std::vector<uint32_t> open;
+    auto settle = [&](Step& step, uint32_t c) {
+        if (std::find(open.begin(), open.end(), c) == open.end()) return;
+        step.wait_for.push_back(c);
+        open.erase(std::find(open.begin(), open.end(), c));
+    };
+    for (Step& step : steps_) {
+        step.wait_for.clear();
+        const Node& n = trace_.nodes[step.node.value];
+        if (step.collective >= 0 && collectives_[size_t(step.collective)].recorded.kind == CommKind::Wait) {
+            step.wait_for = open;
+            open.clear();
+            in_flight.clear();
+            continue;
+        }
+        for (ValueRange r : {n.inputs, n.outputs})
+            for_each_tensor(trace_, r, [&](const TensorMeta& t) {
+                auto it = in_flight.find(t.storage_id);
+                if (it != in_flight.end()) settle(step, it->second);
+            });
+        if (step.collective < 0) continue;
+        const ReplayCollective& c = collectives_[size_t(step.collective)];
+        if (c.recorded.waits_at_once) continue;
+        open.push_back(uint32_t(step.collective));
+        for (const auto* list : {&c.recorded.inputs, &c.recorded.outputs})
+            for (uint32_t t : *list) in_flight[trace_.tensors[t].storage_id] = uint32_t(step.collective);
+    }
+    end_waits_ = open;
+}
+
+void Replayer::wait_collectives(const std::vector<uint32_t>& which) {
+    for (uint32_t k : which) {
+        ReplayCollective& c = collectives_[k];
+        try {
+            runner_->wait(c);
+        } catch (const std::exception& e) {
+            collective_failed(c, e);
+        }
+    }
+}
+
+void Replayer::collective_failed(const ReplayCollective& c, const std::exception& e) const {
+    const Node& n = trace_.nodes[c.recorded.node.value];
+    const DistOptions& o = options_.groups->options();
+    fail({trace_.source_path, int64_t(n.id.value), -1, c.recorded.op_name},
+         "rank " + std::to_string(o.rank) + ": " + analysis::collective_type_name(c.recorded.type) + " on group '" +
+             c.group->name + "' failed (a peer crashed, hung past the " +
+             std::to_string(o.timeout.count() / 1000) + " s timeout, or replays a different trace): " + short_reason(e));
+}
+
+void Replayer::run_collective(Step& step, Pass pass) {
+    ReplayCollective& c = collectives_[size_t(step.collective)];
+    if (c.recorded.kind == CommKind::Wait) return;  // its wait_for list did the waiting
+    try {
+        runner_->issue(c);
+        if (pass == Pass::Check || sync_collectives_ || c.recorded.waits_at_once) runner_->wait(c);
+    } catch (const std::exception& e) {
+        collective_failed(c, e);
+    }
 }
 
 void Replayer::compute_releases() {
@@ -124,10 +223,10 @@ void Replayer::compute_releases() {
 
 void Replayer::mark_autograd_leaves() {
     // A trace recorded without autograd (inference) has no sequence numbers: nothing to do.
-    for (Step& step : steps_) step.grad_mode = trace_.nodes[step.node.value].seq_id >= 0;
+    for (Step& step : steps_) step.grad_mode = step.op && trace_.nodes[step.node.value].seq_id >= 0;
     for (Step& step : steps_) {
         if (!step.grad_mode) continue;
-        const auto& formals = step.op.schema().arguments();
+        const auto& formals = step.op->schema().arguments();
         for (size_t i = 0; i < step.args.size() && i < formals.size(); ++i) {
             // Pool tensors read (not written) by an op autograd recorded stand for
             // parameters and inputs: leaves that require grad, as in the original.
@@ -191,6 +290,11 @@ void Replayer::verify_outputs(const Step& step) {
 }
 
 bool Replayer::run_step(Step& step, Pass pass) {
+    if (!step.wait_for.empty()) wait_collectives(step.wait_for);
+    if (step.collective >= 0) {
+        run_collective(step, pass);
+        return true;
+    }
     stack_.clear();
     stack_.insert(stack_.end(), step.args.begin(), step.args.end());
     int last_copied = -1;
@@ -214,7 +318,7 @@ bool Replayer::run_step(Step& step, Pass pass) {
     }
     try {
         c10::AutoGradMode grad(step.grad_mode);
-        step.op.callBoxed(&stack_);
+        step.op->callBoxed(&stack_);
     } catch (const std::exception& e) {
         if (pass == Pass::Check && step.grad_mode) {
             // Autograd refused (an in-place op on a leaf, a view rule): run it as
@@ -254,6 +358,7 @@ void Replayer::check() {
         if (run_step(step, Pass::Check)) verify_outputs(step);
         for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
     }
+    wait_collectives(end_waits_);
     for (Step& step : steps_)
         if (step.skipped) skipped_.push_back({step.node, step.name, step.skip_reason});
     compute_releases();
@@ -264,6 +369,7 @@ void Replayer::check() {
 double Replayer::run_iteration(const std::vector<double>& gaps_us) {
     const bool gaps = gaps_us.size() == steps_.size();
     pool_.restore();  // untimed: every iteration starts from the same inputs
+    if (options_.groups) options_.groups->barrier();  // ranks start each iteration together
     const auto t0 = Clock::now();
     for (size_t s = 0; s < steps_.size(); ++s) {
         Step& step = steps_[s];
@@ -272,14 +378,19 @@ double Replayer::run_iteration(const std::vector<double>& gaps_us) {
         run_step(step, Pass::Run);
         for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
     }
+    wait_collectives(end_waits_);
     return us_since(t0) / 1000.0;
 }
 
 void Replayer::time_ops(int passes) {
     // The median of a few passes: one preempted call must not make an op look slow.
     std::vector<std::vector<double>> samples(steps_.size());
+    // Each collective is timed from issue to completion; the ranks stay in
+    // step because each call waits for all of them.
+    sync_collectives_ = true;
     for (int pass = 0; pass < std::max(passes, 1); ++pass) {
         pool_.restore();
+        if (options_.groups) options_.groups->barrier();
         for (size_t s = 0; s < steps_.size(); ++s) {
             Step& step = steps_[s];
             if (step.skipped) continue;
@@ -289,6 +400,7 @@ void Replayer::time_ops(int passes) {
             for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
         }
     }
+    sync_collectives_ = false;
     for (size_t s = 0; s < steps_.size(); ++s) {
         auto& v = samples[s];
         if (v.empty()) continue;

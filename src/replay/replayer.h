@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "replay/collective_runner.h"
 #include "replay/op_resolver.h"
 #include "replay/op_selection.h"
 #include "replay/step.h"
@@ -28,6 +29,8 @@ struct ReplayOptions {
     // pages for new outputs), which costs measurable time on big tensors.
     bool lazy = true;
     c10::Device device{c10::kCPU};
+    // A multi-rank replay's groups (selection.collectives set too); null for one process.
+    ProcessGroups* groups = nullptr;
 };
 
 struct SkippedOp {
@@ -56,6 +59,7 @@ public:
     const std::vector<Step>& steps() const { return steps_; }
     const std::vector<SkippedOp>& skipped() const { return skipped_; }
     const std::vector<double>& op_us() const { return op_us_; }
+    const std::vector<ReplayCollective>& collectives() const { return collectives_; }
     size_t replayed_count() const;  // steps not dropped
     uint64_t pool_bytes() const { return pool_.allocated_bytes(); }
     size_t fallbacks() const { return fallbacks_; }  // consumers rerouted to pool tensors
@@ -70,6 +74,11 @@ private:
     void verify_outputs(const Step& step);
     void compute_releases();
     void mark_autograd_leaves();
+    std::string plan_collective(NodeIndex node, size_t call);
+    void plan_collective_waits();
+    void run_collective(Step& step, Pass pass);
+    void wait_collectives(const std::vector<uint32_t>& which);
+    [[noreturn]] void collective_failed(const ReplayCollective& c, const std::exception& e) const;
 
     const Trace& trace_;
     ReplayOptions options_;
@@ -84,6 +93,10 @@ private:
     std::vector<std::vector<uint32_t>> release_after_;  // lazy mode: slots freed after each step
     std::vector<c10::IValue> stack_;
     std::vector<double> op_us_;
+    std::unique_ptr<CollectiveRunner> runner_;
+    std::vector<ReplayCollective> collectives_;
+    std::vector<uint32_t> end_waits_;
+    bool sync_collectives_ = false;  // time_ops: every collective waited for at once  // async collectives no later step waits for: the iteration's end does
     size_t fallbacks_ = 0;
     size_t runtime_errors_ = 0;
     size_t shape_mismatches_ = 0;

@@ -8,6 +8,7 @@
 #include <ATen/core/ivalue.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,11 @@ struct OutputBinding {
 
 struct Step {
     NodeIndex node;
-    c10::OperatorHandle op;
+    std::optional<c10::OperatorHandle> op;  // none for a communication call
+    int32_t collective = -1;  // index into the Replayer's collectives, for a communication call
+    // Collectives still in flight whose buffers this step touches: they are
+    // waited for first, as DDP waits for a bucket before reading it.
+    std::vector<uint32_t> wait_for;
     std::string name;  // the recorded op name (a substitute keeps the original's name)
     std::vector<c10::IValue> args;
     std::vector<TensorPatch> patches;
@@ -52,6 +57,7 @@ struct Step {
     bool skipped = false;           // threw during the check run; left out since
     std::string skip_reason;
     explicit Step(c10::OperatorHandle h) : op(std::move(h)) {}
+    Step() = default;
 };
 
 }  // namespace mimic::replay

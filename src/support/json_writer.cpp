@@ -170,6 +170,14 @@ JsonWriter& JsonWriter::null() {
     return *this;
 }
 
+JsonWriter& JsonWriter::raw(std::string_view json) {
+    while (!json.empty() && (json.back() == '\n' || json.back() == ' ' || json.back() == '\r' || json.back() == '\t'))
+        json.remove_suffix(1);
+    before_value();
+    out_ += json;
+    return *this;
+}
+
 JsonWriter& JsonWriter::write_signed(long long v) {
     before_value();
     out_ += std::to_string(v);

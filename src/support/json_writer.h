@@ -36,6 +36,9 @@ public:
     JsonWriter& value(unsigned long long v) { return write_unsigned(v); }
     JsonWriter& value(double d);
     JsonWriter& null();
+    // A value that is already JSON text (another report embedded whole); the
+    // caller vouches that it is one valid value. Trailing whitespace is dropped.
+    JsonWriter& raw(std::string_view json);
 
     // key(name).value(v) in one call.
     template <typename T>

@@ -112,4 +112,86 @@ SubprocessResult run_subprocess(const std::vector<std::string>& argv,
     return result;
 }
 
+namespace {
+
+void stop_all(const std::vector<pid_t>& pids, const std::vector<bool>& running, int sig) {
+    for (size_t i = 0; i < pids.size(); ++i)
+        if (running[i]) ::kill(pids[i], sig);
+}
+
+}  // namespace
+
+ProcessGroupResult run_process_group(const std::vector<ProcessSpec>& specs, double grace_s) {
+    ProcessGroupResult out;
+    out.results.resize(specs.size());
+    std::vector<pid_t> pids;
+    std::vector<bool> running;
+    IgnoreInterrupts ignore;
+    for (const ProcessSpec& spec : specs) {
+        if (spec.argv.empty()) fail({}, "run_process_group: no program given");
+        std::vector<std::string> args = spec.argv;
+        std::vector<std::string> env = merged_environment(spec.env_overrides);
+        std::vector<char*> c_args = c_strings(args);
+        std::vector<char*> c_env = c_strings(env);
+        posix_spawnattr_t attr;
+        posix_spawnattr_init(&attr);
+        sigset_t defaults;
+        sigemptyset(&defaults);
+        sigaddset(&defaults, SIGINT);
+        sigaddset(&defaults, SIGQUIT);
+        posix_spawnattr_setsigdefault(&attr, &defaults);
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+        pid_t pid = 0;
+        const int rc = posix_spawn(&pid, spec.argv[0].c_str(), nullptr, &attr, c_args.data(), c_env.data());
+        posix_spawnattr_destroy(&attr);
+        if (rc != 0) {
+            stop_all(pids, running, SIGKILL);
+            for (pid_t p : pids) ::waitpid(p, nullptr, 0);
+            fail({spec.argv[0], -1, -1, ""}, std::string("cannot start: ") + std::strerror(rc));
+        }
+        pids.push_back(pid);
+        running.push_back(true);
+    }
+    size_t left = pids.size();
+    bool terminated = false;
+    double kill_at = 0, waited_s = 0;
+    constexpr double kPollS = 0.02;
+    while (left > 0) {
+        bool reaped = false;
+        for (size_t i = 0; i < pids.size(); ++i) {
+            if (!running[i]) continue;
+            int status = 0;
+            const pid_t r = ::waitpid(pids[i], &status, WNOHANG);
+            if (r == 0 || (r < 0 && errno == EINTR)) continue;
+            running[i] = false;
+            --left;
+            reaped = true;
+            SubprocessResult& res = out.results[i];
+            if (r > 0 && WIFEXITED(status)) res.exit_code = WEXITSTATUS(status);
+            if (r > 0 && WIFSIGNALED(status)) {
+                res.term_signal = WTERMSIG(status);
+                res.exit_code = 128 + res.term_signal;
+            }
+            if (res.exit_code != 0 && out.first_failure < 0 && !terminated) {
+                out.first_failure = int(i);
+                if (left > 0) {
+                    stop_all(pids, running, SIGTERM);
+                    out.others_stopped = true;
+                    terminated = true;
+                    kill_at = waited_s + grace_s;
+                }
+            }
+        }
+        if (terminated && waited_s >= kill_at) {
+            stop_all(pids, running, SIGKILL);
+            kill_at = 1e300;
+        }
+        if (!reaped && left > 0) {
+            ::usleep(useconds_t(kPollS * 1e6));
+            waited_s += kPollS;
+        }
+    }
+    return out;
+}
+
 }  // namespace mimic

@@ -21,6 +21,25 @@ struct SubprocessResult {
 SubprocessResult run_subprocess(const std::vector<std::string>& argv,
                                 const std::vector<std::pair<std::string, std::string>>& env_overrides);
 
+// One process of a group run together (the ranks of a local replay).
+struct ProcessSpec {
+    std::vector<std::string> argv;
+    std::vector<std::pair<std::string, std::string>> env_overrides;
+};
+
+struct ProcessGroupResult {
+    std::vector<SubprocessResult> results;  // one per spec, in order
+    int first_failure = -1;  // the spec that failed first (nonzero exit or signal), -1 if none
+    bool others_stopped = false;  // the rest were terminated because of it
+};
+
+// Starts every process at once and waits for all. When one fails, the others
+// get SIGTERM, and SIGKILL `grace_s` seconds later: no rank is left behind
+// waiting for a peer that is gone. Ctrl-C reaches the children directly (they
+// share our terminal); this process waits on. Throws mimic::Error if a
+// process cannot be started (those already started are stopped first).
+ProcessGroupResult run_process_group(const std::vector<ProcessSpec>& specs, double grace_s);
+
 // True if `path` names an existing regular file this process may execute.
 bool is_executable_file(const std::string& path);
 

@@ -62,7 +62,7 @@ TEST(ReplayTrace, ResNetGpuTraceOnCpuCoverage) {
     size_t substituted = 0;
     for (const Step& s : r.steps())
         if (s.name == "aten::cudnn_batch_norm_backward") {
-            EXPECT_EQ(s.op.schema().name(), "aten::native_batch_norm_backward");
+            EXPECT_EQ(s.op->schema().name(), "aten::native_batch_norm_backward");
             ++substituted;
         }
     EXPECT_GT(substituted, 0u);

@@ -1,23 +1,20 @@
 // mimic replay: runs a trace's operators through libtorch as a benchmark and
 // compares the result with the original (see src/replay/).
 #ifdef MIMIC_HAVE_TORCH
-#include <ATen/Parallel.h>
+#include <unistd.h>
 
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <regex>
 
 #include "command.h"
-#include "io/kineto_reader.h"
 #include "io/recording_dir.h"
-#include "io/trace_loader.h"
-#include "link/link_profile.h"
-#include "replay/host_gaps.h"
-#include "replay/recording_meta.h"
-#include "replay/replay_recording.h"
-#include "replay/replay_report.h"
-#include "replay/replayer.h"
+#include "replay/local_launch.h"
+#include "replay/replay_session.h"
 #include "support/error.h"
+#include "support/launcher_env.h"
 #include "support/output.h"
 
 namespace mimic::cli {
@@ -26,7 +23,7 @@ namespace {
 struct ReplayArgs {
     std::string trace;
     std::string profile, meta, json, include, exclude, iteration, host_gaps = "none", device = "cpu", record_replay;
-    int warmup = 1, iters = 5, threads = 0;
+    int warmup = 1, iters = 5, threads = 0, nproc = 0, timeout_s = 60;
     size_t max_ops = 0;
     bool lazy = true;
 };
@@ -39,79 +36,108 @@ std::regex compile(const std::string& re, const char* flag) {
     }
 }
 
-int run(const ReplayArgs& args) {
-    std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
-    if (inputs.size() != 1) fail({args.trace, -1, -1, ""}, "replay takes one rank's trace; got " + std::to_string(inputs.size()));
-    TraceInput input = inputs.front();
+replay::SessionOptions session_options(const ReplayArgs& args, TraceInput input) {
+    replay::SessionOptions o;
     if (!args.profile.empty()) input.profile_path = args.profile;
     if (!args.meta.empty()) input.meta_path = args.meta;
-    if (args.device != "cpu") fail({"", -1, -1, "--device"}, "this libtorch build replays on cpu only");
+    o.input = std::move(input);
+    o.iteration = args.iteration;
+    if (!args.include.empty()) o.include = compile(args.include, "--include");
+    if (!args.exclude.empty()) o.exclude = compile(args.exclude, "--exclude");
+    o.max_ops = args.max_ops;
+    o.lazy = args.lazy;
+    o.host_gaps = args.host_gaps;
+    o.device = args.device;
+    o.threads = args.threads;
+    o.warmup = args.warmup;
+    o.iters = args.iters;
+    o.record_replay = args.record_replay;
+    return o;
+}
 
-    Trace trace = load_trace(input.trace_path);
-    if (!input.profile_path.empty()) link_profile(trace, read_kineto_trace(input.profile_path));
-    std::optional<replay::RecordingMeta> meta;
-    if (!input.meta_path.empty()) meta = replay::read_recording_meta(input.meta_path);
-
-    int threads = args.threads;
-    if (threads <= 0 && meta && meta->intra_op_threads) threads = *meta->intra_op_threads;
-    if (threads > 0) at::set_num_threads(threads);
-
-    replay::ReplayOptions options;
-    options.selection.iteration = args.iteration;
-    options.selection.max_ops = args.max_ops;
-    if (!args.include.empty()) options.selection.include = compile(args.include, "--include");
-    if (!args.exclude.empty()) options.selection.exclude = compile(args.exclude, "--exclude");
-    options.lazy = args.lazy;
-    replay::Replayer replayer(trace, options);
-    replayer.plan();
-    replayer.check();
-    if (replayer.replayed_count() == 0) {
-        std::string why = replayer.skipped().empty() ? "no top-level operator in the selected range"
-                                                     : "first skip: " + replayer.skipped().front().name + ": " +
-                                                           replayer.skipped().front().reason;
-        fail({input.trace_path, -1, -1, ""}, "nothing to replay (" + why + ")");
-    }
-
-    // Host gaps between the ops that run; skipped ops' recorded time falls into the next gap.
-    replay::HostGapModel gaps;
-    std::vector<double> gap_per_step;
-    if (args.host_gaps == "recorded") {
-        if (trace.timing.size() != trace.nodes.size())
-            std::fprintf(stderr, "mimic: warning: --host-gaps recorded needs a profile; replaying without gaps\n");
-        std::vector<NodeIndex> ran;
-        for (const replay::Step& s : replayer.steps())
-            if (!s.skipped) ran.push_back(s.node);
-        const double per_event = meta ? replay::per_event_overhead_us(meta->traced_iteration_ms, meta->untraced_median_ms,
-                                                                      replayer.selection().nodes_in_range)
-                                       : 0.0;
-        gaps = replay::host_gaps(trace, ran, per_event);
-        size_t k = 0;
-        for (const replay::Step& s : replayer.steps()) gap_per_step.push_back(s.skipped ? 0.0 : gaps.gap_us[k++]);
-    }
-
-    for (int i = 0; i < args.warmup; ++i) replayer.run_iteration(gap_per_step);
-    std::vector<double> iteration_ms;
-    for (int i = 0; i < args.iters; ++i) iteration_ms.push_back(replayer.run_iteration(gap_per_step));
-    replayer.time_ops();
-    if (!args.record_replay.empty()) {
-        std::string path = replay::record_replay(replayer, args.record_replay);
-        std::fprintf(stderr, "mimic: replay recorded to %s\n", path.c_str());
-    }
-
-    replay::ReplaySettings settings;
-    settings.trace_path = input.trace_path;
-    settings.device = args.device;
-    settings.threads = at::get_num_threads();
-    settings.warmup = args.warmup;
-    settings.iters = args.iters;
-    settings.lazy = args.lazy;
-    settings.host_gaps = args.host_gaps;
-    replay::ReplayReport report = replay::make_report(trace, replayer, settings, iteration_ms, meta, gaps);
+void print_report(const ReplayArgs& args, const replay::ReplayReport& report) {
     if (!args.json.empty()) write_output(args.json, replay::report_json(report));
     if (args.json != "-") {
         std::string text = replay::report_text(report);
         std::fwrite(text.data(), 1, text.size(), stdout);
     }
+}
+
+// One rank of many, started by a launcher (torchrun, mpirun, srun, or ours).
+int run_as_rank(const ReplayArgs& args, const LauncherEnv& env) {
+    if (args.nproc > 0 && args.nproc != env.world_size)
+        fail({"", -1, -1, "--nproc"}, "--nproc " + std::to_string(args.nproc) + " but the launcher (" + env.launcher +
+                                          ") started " + std::to_string(env.world_size) + " ranks");
+    std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
+    TraceInput input;
+    if (inputs.size() == size_t(env.world_size)) input = inputs[size_t(env.rank)];
+    else if (inputs.size() == 1) input = inputs.front();  // every rank replays the same (symmetric) trace
+    else
+        fail({args.trace, -1, -1, ""}, "holds " + std::to_string(inputs.size()) + " rank traces but " + env.launcher +
+                                           " started " + std::to_string(env.world_size) + " ranks");
+    replay::SessionOptions o = session_options(args, input);
+    replay::DistOptions d;
+    d.rank = env.rank;
+    d.world_size = env.world_size;
+    d.master_addr = env.master_addr;
+    d.master_port = env.master_port;
+    d.timeout = std::chrono::seconds(args.timeout_s);
+    o.dist = d;
+    const bool launched_by_us = std::getenv(replay::kLaunchedByMimic) != nullptr;
+    try {
+        replay::ReplayReport report = replay::run_replay_session(o);
+        if (launched_by_us) {
+            write_output(args.json, replay::report_json(report));
+        } else {
+            print_report(args, report);
+        }
+    } catch (const replay::PortBusy& e) {
+        std::fprintf(stderr, "mimic: error: %s\n", e.what());
+        return launched_by_us ? replay::kExitPortBusy : 1;
+    }
+    return 0;
+}
+
+// `--nproc N`, or a directory of ranks: one process per rank on this machine.
+int run_local_ranks(const ReplayArgs& args, int nproc) {
+    char self[PATH_MAX];
+    const ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0) fail({"/proc/self/exe", -1, -1, ""}, "cannot find this program to start the ranks");
+    self[n] = '\0';
+    replay::LocalLaunch launch;
+    launch.nproc = nproc;
+    auto& a = launch.argv;
+    a = {self, "replay", args.trace, "--warmup", std::to_string(args.warmup), "--iters", std::to_string(args.iters),
+         "--host-gaps", args.host_gaps, "--device", args.device, "--timeout-s", std::to_string(args.timeout_s),
+         "--nproc", std::to_string(nproc), args.lazy ? "--lazy" : "--no-lazy"};
+    auto opt = [&](const char* flag, const std::string& v) {
+        if (!v.empty()) a.insert(a.end(), {flag, v});
+    };
+    opt("--profile", args.profile);
+    opt("--meta", args.meta);
+    opt("--include", args.include);
+    opt("--exclude", args.exclude);
+    opt("--iteration", args.iteration);
+    if (args.threads > 0) opt("--threads", std::to_string(args.threads));
+    if (args.max_ops > 0) opt("--max-ops", std::to_string(args.max_ops));
+    if (!args.record_replay.empty()) {
+        const std::string base = args.record_replay;
+        launch.per_rank_args = [base](int r) {
+            return std::vector<std::string>{"--record-replay", base + "/rank" + std::to_string(r)};
+        };
+    }
+    replay::MergedReport merged = replay::launch_local(launch);
+    if (!args.json.empty()) write_output(args.json, merged.json);
+    if (args.json != "-") std::fwrite(merged.text.data(), 1, merged.text.size(), stdout);
+    return 0;
+}
+
+int run(const ReplayArgs& args) {
+    if (std::optional<LauncherEnv> env = read_launcher_env()) return run_as_rank(args, *env);
+    std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
+    if (args.nproc > 0) return run_local_ranks(args, args.nproc);
+    if (inputs.size() > 1) return run_local_ranks(args, int(inputs.size()));
+    print_report(args, replay::run_replay_session(session_options(args, inputs.front())));
     return 0;
 }
 
@@ -120,7 +146,8 @@ const Registrar registrar{{
     "Replays a trace's operators through libtorch as a benchmark and compares with the original",
     [](CLI::App& app) -> RunFn {
         auto a = std::make_shared<ReplayArgs>();
-        app.add_option("trace", a->trace, "ET file or a `mimic record` directory")->required();
+        app.add_option("trace", a->trace, "ET file, a `mimic record` directory, or a directory of rank directories")
+            ->required();
         app.add_option("--profile", a->profile, "profiler trace to link (a recording directory brings profile.json)");
         app.add_option("--meta", a->meta, "meta.json of the recording (untraced times, threads)");
         app.add_option("--warmup", a->warmup, "untimed iterations first (default 1)")->check(CLI::Range(0, 100000));
@@ -139,6 +166,13 @@ const Registrar registrar{{
         app.add_option("--device", a->device, "device to replay on (cpu)");
         app.add_option("--max-ops", a->max_ops, "replay at most this many top-level ops (quick looks)");
         app.add_option("--record-replay", a->record_replay, "record the replay itself as an ET into DIR/et.json");
+        app.add_option("--nproc", a->nproc,
+                       "replay N ranks on this machine, one process each, over Gloo (default: one per rank directory; "
+                       "one trace given is replayed by every rank)")
+            ->check(CLI::Range(1, 1024));
+        app.add_option("--timeout-s", a->timeout_s,
+                       "how long a rank waits for its peers (rendezvous, each collective) before it fails (default 60)")
+            ->check(CLI::Range(1, 86400));
         return [a] { return run(*a); };
     },
 }};

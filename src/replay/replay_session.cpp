@@ -1,0 +1,111 @@
+#include "replay/replay_session.h"
+
+#include <ATen/Parallel.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "io/kineto_reader.h"
+#include "io/trace_loader.h"
+#include "link/link_profile.h"
+#include "replay/collective_check.h"
+#include "replay/host_gaps.h"
+#include "replay/recording_meta.h"
+#include "replay/replay_recording.h"
+#include "replay/replayer.h"
+#include "support/error.h"
+
+namespace mimic::replay {
+
+ReplayReport run_replay_session(const SessionOptions& o) {
+    const TraceInput& input = o.input;
+    if (o.device != "cpu") fail({"", -1, -1, "--device"}, "this libtorch build replays on cpu only");
+
+    Trace trace = load_trace(input.trace_path);
+    if (!input.profile_path.empty()) link_profile(trace, read_kineto_trace(input.profile_path));
+    std::optional<RecordingMeta> meta;
+    std::vector<PythonCollective> python_calls;
+    if (!input.meta_path.empty()) {
+        meta = read_recording_meta(input.meta_path);
+        apply_recording_meta(trace, input.meta_path);  // process groups: a 1.13 ET has none
+        python_calls = read_python_collectives(input.meta_path);
+    }
+
+    int threads = o.threads;
+    if (threads <= 0 && meta && meta->intra_op_threads) threads = *meta->intra_op_threads;
+    if (threads > 0) at::set_num_threads(threads);
+
+    std::unique_ptr<ProcessGroups> groups;
+    if (o.dist) {
+        try {
+            groups = std::make_unique<ProcessGroups>(*o.dist, trace.process_groups);
+        } catch (const Error& e) {
+            if (o.dist->rank == 0 && std::string(e.what()).find("could not serve") != std::string::npos)
+                throw PortBusy(std::string(e.what()));
+            throw;
+        }
+    }
+
+    ReplayOptions options;
+    options.selection.iteration = o.iteration;
+    options.selection.max_ops = o.max_ops;
+    options.selection.include = o.include;
+    options.selection.exclude = o.exclude;
+    options.selection.collectives = groups != nullptr;
+    options.selection.python_calls = python_calls;
+    options.lazy = o.lazy;
+    options.groups = groups.get();
+    Replayer replayer(trace, options);
+    replayer.plan();
+    if (groups) check_calls_match(*groups, call_signatures(trace, replayer));
+    replayer.check();
+    if (replayer.replayed_count() == 0) {
+        std::string why = replayer.skipped().empty() ? "no top-level operator in the selected range"
+                                                     : "first skip: " + replayer.skipped().front().name + ": " +
+                                                           replayer.skipped().front().reason;
+        fail({input.trace_path, -1, -1, ""}, "nothing to replay (" + why + ")");
+    }
+
+    // Host gaps between the ops that run; skipped ops' recorded time falls into the next gap.
+    HostGapModel gaps;
+    std::vector<double> gap_per_step;
+    if (o.host_gaps == "recorded") {
+        if (trace.timing.size() != trace.nodes.size())
+            std::fprintf(stderr, "mimic: warning: --host-gaps recorded needs a profile; replaying without gaps\n");
+        std::vector<NodeIndex> ran;
+        for (const Step& s : replayer.steps())
+            if (!s.skipped) ran.push_back(s.node);
+        const double per_event = meta ? per_event_overhead_us(meta->traced_iteration_ms, meta->untraced_median_ms,
+                                                              replayer.selection().nodes_in_range)
+                                      : 0.0;
+        gaps = host_gaps(trace, ran, per_event);
+        size_t k = 0;
+        for (const Step& s : replayer.steps()) gap_per_step.push_back(s.skipped ? 0.0 : gaps.gap_us[k++]);
+    }
+
+    for (int i = 0; i < o.warmup; ++i) replayer.run_iteration(gap_per_step);
+    std::vector<double> iteration_ms;
+    for (int i = 0; i < o.iters; ++i) iteration_ms.push_back(replayer.run_iteration(gap_per_step));
+    replayer.time_ops();
+    if (!o.record_replay.empty()) {
+        std::string path = record_replay(replayer, o.record_replay);
+        std::fprintf(stderr, "mimic: replay recorded to %s\n", path.c_str());
+    }
+
+    ReplaySettings settings;
+    settings.trace_path = input.trace_path;
+    settings.device = o.device;
+    settings.threads = at::get_num_threads();
+    settings.warmup = o.warmup;
+    settings.iters = o.iters;
+    settings.lazy = o.lazy;
+    settings.host_gaps = o.host_gaps;
+    ReplayReport report = make_report(trace, replayer, settings, iteration_ms, meta, gaps);
+    if (o.dist) {
+        report.rank = o.dist->rank;
+        report.world_size = o.dist->world_size;
+    }
+    return report;
+}
+
+}  // namespace mimic::replay

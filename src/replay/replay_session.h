@@ -1,0 +1,44 @@
+// One process's whole replay: load and link the trace, plan, check, run the
+// warmup and timed iterations and the per-op pass, and make the report. With
+// DistOptions it is one rank of a multi-rank replay: it joins the process
+// groups, checks that every rank is about to make the same calls, and
+// replays the collectives between the ops as recorded.
+#pragma once
+
+#include <optional>
+#include <regex>
+#include <string>
+
+#include "io/recording_dir.h"
+#include "replay/process_groups.h"
+#include "replay/replay_report.h"
+#include "support/error.h"
+
+namespace mimic::replay {
+
+struct SessionOptions {
+    TraceInput input;
+    std::string iteration;
+    std::optional<std::regex> include, exclude;
+    size_t max_ops = 0;
+    bool lazy = true;
+    std::string host_gaps = "none";
+    std::string device = "cpu";
+    int threads = 0;
+    int warmup = 1;
+    int iters = 5;
+    std::string record_replay;  // "" = do not record
+    std::optional<DistOptions> dist;
+};
+
+// Throws mimic::Error when the trace cannot be replayed at all, a rank
+// cannot join, the ranks' calls differ, or a collective fails.
+ReplayReport run_replay_session(const SessionOptions& options);
+
+// Thrown when rank 0 cannot serve the rendezvous on its port (taken by
+// another program): a local launcher picks another port and starts again.
+struct PortBusy : mimic::Error {
+    using mimic::Error::Error;
+};
+
+}  // namespace mimic::replay
