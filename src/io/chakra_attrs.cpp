@@ -4,6 +4,7 @@
 
 #include "et_def.pb.h"
 #include "io/chakra_wire.h"
+#include "io/chakra_wire_encoder.h"
 
 namespace mimic {
 
@@ -201,58 +202,91 @@ int64_t as_int(const Value& v) {
 
 double as_double(const Value& v) { return v.kind == ValueKind::Double ? v.payload.d : static_cast<double>(as_int(v)); }
 
-void set_scalar(const Trace& trace, const Value& v, int field, AttributeProto& out) {
+// The bits of a value written as the scalar field `field` (not string or
+// bytes), in that field's wire type: what protobuf's setter and serialiser
+// would make of it.
+uint64_t scalar_bits(const Value& v, int field) {
     switch (field) {
-        case AttributeProto::kDoubleVal: out.set_double_val(as_double(v)); break;
-        case AttributeProto::kFloatVal: out.set_float_val(static_cast<float>(as_double(v))); break;
-        case AttributeProto::kInt32Val: out.set_int32_val(static_cast<int32_t>(as_int(v))); break;
-        case AttributeProto::kInt64Val: out.set_int64_val(as_int(v)); break;
-        case AttributeProto::kUint32Val: out.set_uint32_val(static_cast<uint32_t>(as_int(v))); break;
-        case AttributeProto::kUint64Val: out.set_uint64_val(static_cast<uint64_t>(as_int(v))); break;
-        case AttributeProto::kSint32Val: out.set_sint32_val(static_cast<int32_t>(as_int(v))); break;
-        case AttributeProto::kSint64Val: out.set_sint64_val(as_int(v)); break;
-        case AttributeProto::kFixed32Val: out.set_fixed32_val(static_cast<uint32_t>(as_int(v))); break;
-        case AttributeProto::kFixed64Val: out.set_fixed64_val(static_cast<uint64_t>(as_int(v))); break;
-        case AttributeProto::kSfixed32Val: out.set_sfixed32_val(static_cast<int32_t>(as_int(v))); break;
-        case AttributeProto::kSfixed64Val: out.set_sfixed64_val(as_int(v)); break;
-        case AttributeProto::kBoolVal: out.set_bool_val(as_int(v) != 0); break;
-        case AttributeProto::kBytesVal: out.set_bytes_val(value_as_text(trace, v)); break;
-        default: out.set_string_val(value_as_text(trace, v)); break;
+        case AttributeProto::kDoubleVal: {
+            const double d = as_double(v);
+            uint64_t bits;
+            std::memcpy(&bits, &d, 8);
+            return bits;
+        }
+        case AttributeProto::kFloatVal: {
+            const float f = static_cast<float>(as_double(v));
+            uint32_t bits;
+            std::memcpy(&bits, &f, 4);
+            return bits;
+        }
+        // A negative int32 goes on the wire sign-extended to ten bytes.
+        case AttributeProto::kInt32Val:
+            return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(as_int(v))));
+        case AttributeProto::kUint32Val:
+        case AttributeProto::kFixed32Val:
+        case AttributeProto::kSfixed32Val: return static_cast<uint32_t>(as_int(v));
+        case AttributeProto::kSint32Val: {
+            const int32_t i = static_cast<int32_t>(as_int(v));
+            return (static_cast<uint32_t>(i) << 1) ^ static_cast<uint32_t>(i >> 31);
+        }
+        case AttributeProto::kSint64Val: {
+            const int64_t i = as_int(v);
+            return (static_cast<uint64_t>(i) << 1) ^ static_cast<uint64_t>(i >> 63);
+        }
+        case AttributeProto::kBoolVal: return as_int(v) != 0;
+        default: return static_cast<uint64_t>(as_int(v));  // int64, uint64, fixed64, sfixed64
     }
 }
 
-void set_list(const Trace& trace, const Value& v, int field, AttributeProto& out) {
-    const ValueRange r = v.payload.range;
-    auto each = [&](auto&& add) {
-        for (uint32_t j = 0; j < r.count; ++j) add(trace.values[r.begin + j]);
-    };
-    switch (field) {
-        case AttributeProto::kDoubleList: each([&](const Value& e) { out.mutable_double_list()->add_values(as_double(e)); }); out.mutable_double_list(); break;
-        case AttributeProto::kFloatList: each([&](const Value& e) { out.mutable_float_list()->add_values(static_cast<float>(as_double(e))); }); out.mutable_float_list(); break;
-        case AttributeProto::kInt32List: each([&](const Value& e) { out.mutable_int32_list()->add_values(static_cast<int32_t>(as_int(e))); }); out.mutable_int32_list(); break;
-        case AttributeProto::kInt64List: each([&](const Value& e) { out.mutable_int64_list()->add_values(as_int(e)); }); out.mutable_int64_list(); break;
-        case AttributeProto::kUint32List: each([&](const Value& e) { out.mutable_uint32_list()->add_values(static_cast<uint32_t>(as_int(e))); }); out.mutable_uint32_list(); break;
-        case AttributeProto::kUint64List: each([&](const Value& e) { out.mutable_uint64_list()->add_values(static_cast<uint64_t>(as_int(e))); }); out.mutable_uint64_list(); break;
-        case AttributeProto::kSint32List: each([&](const Value& e) { out.mutable_sint32_list()->add_values(static_cast<int32_t>(as_int(e))); }); out.mutable_sint32_list(); break;
-        case AttributeProto::kSint64List: each([&](const Value& e) { out.mutable_sint64_list()->add_values(as_int(e)); }); out.mutable_sint64_list(); break;
-        case AttributeProto::kFixed32List: each([&](const Value& e) { out.mutable_fixed32_list()->add_values(static_cast<uint32_t>(as_int(e))); }); out.mutable_fixed32_list(); break;
-        case AttributeProto::kFixed64List: each([&](const Value& e) { out.mutable_fixed64_list()->add_values(static_cast<uint64_t>(as_int(e))); }); out.mutable_fixed64_list(); break;
-        case AttributeProto::kSfixed32List: each([&](const Value& e) { out.mutable_sfixed32_list()->add_values(static_cast<int32_t>(as_int(e))); }); out.mutable_sfixed32_list(); break;
-        case AttributeProto::kSfixed64List: each([&](const Value& e) { out.mutable_sfixed64_list()->add_values(as_int(e)); }); out.mutable_sfixed64_list(); break;
-        case AttributeProto::kBoolList: each([&](const Value& e) { out.mutable_bool_list()->add_values(as_int(e) != 0); }); out.mutable_bool_list(); break;
-        case AttributeProto::kBytesList: each([&](const Value& e) { out.mutable_bytes_list()->add_values(value_as_text(trace, e)); }); out.mutable_bytes_list(); break;
-        default: each([&](const Value& e) { out.mutable_string_list()->add_values(value_as_text(trace, e)); }); out.mutable_string_list(); break;
+void write_text(const Trace& trace, const Value& v, int field, ChakraWireEncoder& out) {
+    if (v.kind == ValueKind::String || v.kind == ValueKind::Device || v.kind == ValueKind::Unknown)
+        out.bytes_field(field, trace.str(v.payload.str));
+    else
+        out.bytes_field(field, value_as_text(trace, v));
+}
+
+void write_scalar(const Value& v, int field, ChakraWireEncoder& out) {
+    const uint64_t bits = scalar_bits(v, field);
+    switch (element_wire_type(field + 1)) {
+        case 1: out.fixed64_field(field, bits); break;
+        case 5: out.fixed32_field(field, static_cast<uint32_t>(bits)); break;
+        default: out.varint_field(field, bits); break;
     }
+}
+
+// A *List message: its values as field 1, packed unless strings.
+void write_list(const Trace& trace, const Value& v, int field, ChakraWireEncoder& out) {
+    const ValueRange r = v.payload.range;
+    const Value* elements = trace.values.data() + r.begin;
+    const int element_field = field - 1;
+    const ChakraWireEncoder::Mark list = out.begin_message(field);
+    if (field == AttributeProto::kStringList || field == AttributeProto::kBytesList) {
+        for (uint32_t j = 0; j < r.count; ++j) write_text(trace, elements[j], 1, out);
+    } else if (r.count > 0) {
+        const int wire_type = element_wire_type(field);
+        if (wire_type == 0) {
+            out.packed_varints(1, r.count, [&](size_t j) { return scalar_bits(elements[j], element_field); });
+        } else {
+            const int bytes = wire_type == 1 ? 8 : 4;
+            out.length_header(1, static_cast<size_t>(r.count) * static_cast<size_t>(bytes));
+            for (uint32_t j = 0; j < r.count; ++j) out.fixed(scalar_bits(elements[j], element_field), bytes);
+        }
+    }
+    out.end_message(list);
 }
 
 }  // namespace
 
-void ChakraAttrWriter::write(const Value& value, AttributeProto& out) {
+void ChakraAttrWriter::write(const Value& value, ChakraWireEncoder& out) {
     int field = value.type.value != 0 ? field_for(value.type) : -1;
     if (!fits(value, field)) field = field_for_kind(trace_, value);
     if (field <= 0) return;  // None: no value
-    if (is_list_field(field)) set_list(trace_, value, field, out);
-    else set_scalar(trace_, value, field, out);
+    if (is_list_field(field))
+        write_list(trace_, value, field, out);
+    else if (field == AttributeProto::kStringVal || field == AttributeProto::kBytesVal)
+        write_text(trace_, value, field, out);
+    else
+        write_scalar(value, field, out);
 }
 
 }  // namespace mimic

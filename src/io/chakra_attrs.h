@@ -12,13 +12,10 @@
 
 #include "trace/trace.h"
 
-namespace ChakraProtoMsg {
-class AttributeProto;
-}
-
 namespace mimic {
 
 struct ChakraAttrView;
+class ChakraWireEncoder;
 
 class ChakraAttrReader {
 public:
@@ -46,10 +43,11 @@ private:
 class ChakraAttrWriter {
 public:
     explicit ChakraAttrWriter(const Trace& trace) : trace_(trace) {}
-    // Sets the value of `out` (its name is left to the caller): the oneof
-    // field named by the value's type string when it names one and fits the
-    // value, else the field that fits the value's kind.
-    void write(const Value& value, ChakraProtoMsg::AttributeProto& out);
+    // Writes the value of an AttributeProto being encoded into `out` (its
+    // name is left to the caller): the oneof field named by the value's type
+    // string when it names one and fits the value, else the field that fits
+    // the value's kind; nothing for None.
+    void write(const Value& value, ChakraWireEncoder& out);
 
 private:
     int field_for(StrId type);

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 namespace mimic {
 
@@ -243,34 +244,24 @@ void ChakraIoDecoder::read_dims(bool shaped, TensorMeta& t) {
 
 namespace {
 
-void append_int(std::string& out, int64_t v) {
-    char buf[24];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, r.ptr);
+void put(GrowBuffer& out, std::string_view s) { out.append(s.data(), s.size()); }
+
+// A number's decimal digits at p (room for 20 made by the caller); returns their end.
+template <typename Int>
+char* put_int(char* p, Int v) {
+    return std::to_chars(p, p + 20, v).ptr;
 }
 
-void append_uint(std::string& out, uint64_t v) {
-    char buf[24];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, r.ptr);
-}
-
-void append_double(std::string& out, double d) {
+void append_double(GrowBuffer& out, double d) {
     // Python's json spelling for the values JSON has none for.
-    if (std::isnan(d)) {
-        out += "NaN";
-        return;
-    }
-    if (std::isinf(d)) {
-        out += d > 0 ? "Infinity" : "-Infinity";
-        return;
-    }
-    char buf[32];
-    auto r = std::to_chars(buf, buf + sizeof buf, d);
-    out.append(buf, r.ptr);
+    if (std::isnan(d)) return put(out, "NaN");
+    if (std::isinf(d)) return put(out, d > 0 ? "Infinity" : "-Infinity");
+    char* const p = out.prepare(32);
+    const char* end = std::to_chars(p, p + 32, d).ptr;
+    const std::string_view text(p, static_cast<size_t>(end - p));
+    out.commit(text.size());
     // Keep it a float when read back: "1" would read as an Int.
-    std::string_view text(buf, static_cast<size_t>(r.ptr - buf));
-    if (text.find_first_of(".eE") == std::string_view::npos) out += ".0";
+    if (text.find_first_of(".eE") == std::string_view::npos) put(out, ".0");
 }
 
 std::string_view kind_type_name(ValueKind k) {
@@ -289,60 +280,82 @@ std::string_view kind_type_name(ValueKind k) {
 
 }  // namespace
 
-void ChakraIoEncoder::value_text(const Value& v, std::string& values, std::string& shapes, int depth) const {
+void ChakraIoEncoder::tensor_text(const TensorMeta& t, GrowBuffer& values, GrowBuffer& shapes) const {
+    // [tensor_id,storage_id,offset,numel,itemsize,"device"] and [d0,d1,...]
+    const std::string& device = quoted(t.device);
+    char* const v0 = values.prepare(2 + 5 * 21 + device.size());
+    char* p = v0;
+    *p++ = '[';
+    for (uint64_t field : {t.tensor_id, t.storage_id, t.offset, t.numel, uint64_t{t.itemsize}}) {
+        p = put_int(p, field);
+        *p++ = ',';
+    }
+    std::memcpy(p, device.data(), device.size());
+    p += device.size();
+    *p++ = ']';
+    values.commit(static_cast<size_t>(p - v0));
+
+    char* const s0 = shapes.prepare(2 + size_t{t.rank} * 21);
+    p = s0;
+    *p++ = '[';
+    const int64_t* dims = trace_.shape(t);
+    for (uint16_t k = 0; k < t.rank; ++k) {
+        if (k) *p++ = ',';
+        p = put_int(p, dims[k]);
+    }
+    *p++ = ']';
+    shapes.commit(static_cast<size_t>(p - s0));
+}
+
+void ChakraIoEncoder::value_text(const Value& v, GrowBuffer& values, GrowBuffer& shapes, int depth) const {
     switch (v.kind) {
         case ValueKind::None:
-            values += "\"<None>\"";
-            shapes += "[]";
-            return;
-        case ValueKind::Int: append_int(values, v.payload.i); break;
+            put(values, "\"<None>\"");
+            break;
+        case ValueKind::Int: {
+            char* const p = values.prepare(20);
+            values.commit(static_cast<size_t>(put_int(p, v.payload.i) - p));
+            break;
+        }
         case ValueKind::Double: append_double(values, v.payload.d); break;
-        case ValueKind::Bool: values += v.payload.b ? "true" : "false"; break;
+        case ValueKind::Bool: put(values, v.payload.b ? "true" : "false"); break;
         case ValueKind::String:
         case ValueKind::Device:
-        case ValueKind::Unknown: append_json_string(values, trace_.str(v.payload.str)); break;
-        case ValueKind::Object: values += "\"<Object>\""; break;
-        case ValueKind::Generator: values += "\"<Generator>\""; break;
-        case ValueKind::Tensor: {
-            const TensorMeta& t = trace_.tensors[v.payload.index];
-            values += '[';
-            append_uint(values, t.tensor_id);
-            values += ',';
-            append_uint(values, t.storage_id);
-            values += ',';
-            append_uint(values, t.offset);
-            values += ',';
-            append_uint(values, t.numel);
-            values += ',';
-            append_uint(values, t.itemsize);
-            values += ',';
-            values += quoted(t.device);
-            values += ']';
-            shapes += '[';
-            const int64_t* dims = trace_.shape(t);
-            for (uint16_t k = 0; k < t.rank; ++k) {
-                if (k) shapes += ',';
-                append_int(shapes, dims[k]);
-            }
-            shapes += ']';
-            return;
-        }
+        case ValueKind::Unknown: put(values, quoted(v.payload.str)); break;
+        case ValueKind::Object: put(values, "\"<Object>\""); break;
+        case ValueKind::Generator: put(values, "\"<Generator>\""); break;
+        case ValueKind::Tensor: return tensor_text(trace_.tensors[v.payload.index], values, shapes);
         case ValueKind::List: {
-            values += '[';
-            shapes += '[';
+            values.push_back('[');
+            shapes.push_back('[');
             for (uint32_t j = 0; j < v.payload.range.count; ++j) {
                 if (j) {
-                    values += ',';
-                    shapes += ',';
+                    values.push_back(',');
+                    shapes.push_back(',');
                 }
                 if (depth < 64) value_text(trace_.values[v.payload.range.begin + j], values, shapes, depth + 1);
             }
-            values += ']';
-            shapes += ']';
+            values.push_back(']');
+            shapes.push_back(']');
             return;
         }
     }
-    shapes += "[]";
+    put(shapes, "[]");
+}
+
+void ChakraIoEncoder::type_text(const Value& v, GrowBuffer& types) const {
+    if (v.type.value != 0) return put(types, quoted(v.type));
+    // No type string: one made from the value (rare; readers always set it).
+    scratch_.clear();
+    if (v.kind == ValueKind::Tensor) {
+        std::string t = "Tensor(";
+        t += trace_.str(trace_.tensors[v.payload.index].dtype);
+        t += ')';
+        append_json_string(scratch_, t);
+    } else {
+        append_json_string(scratch_, v.kind == ValueKind::List ? "GenericList[]" : kind_type_name(v.kind));
+    }
+    put(types, scratch_);
 }
 
 const std::string& ChakraIoEncoder::quoted(StrId id) const {
@@ -352,38 +365,27 @@ const std::string& ChakraIoEncoder::quoted(StrId id) const {
     return q;
 }
 
-void ChakraIoEncoder::encode(ValueRange range, std::string& values, std::string& shapes, std::string& types) const {
+void ChakraIoEncoder::encode(ValueRange range, GrowBuffer& values, GrowBuffer& shapes, GrowBuffer& types) const {
     values.clear();
     shapes.clear();
     types.clear();
     if (range.count == 0) return;  // absent inputs stay absent, as Chakra writes them
-    values += '[';
-    shapes += '[';
-    types += '[';
+    values.push_back('[');
+    shapes.push_back('[');
+    types.push_back('[');
     for (uint32_t i = 0; i < range.count; ++i) {
         if (i) {
-            values += ',';
-            shapes += ',';
-            types += ',';
+            values.push_back(',');
+            shapes.push_back(',');
+            types.push_back(',');
         }
         const Value& v = trace_.values[range.begin + i];
         value_text(v, values, shapes, 0);
-        if (v.type.value != 0) {
-            types += quoted(v.type);
-        } else if (v.kind == ValueKind::Tensor) {
-            std::string t = "Tensor(";
-            t += trace_.str(trace_.tensors[v.payload.index].dtype);
-            t += ')';
-            append_json_string(types, t);
-        } else if (v.kind == ValueKind::List) {
-            append_json_string(types, "GenericList[]");
-        } else {
-            append_json_string(types, kind_type_name(v.kind));
-        }
+        type_text(v, types);
     }
-    values += ']';
-    shapes += ']';
-    types += ']';
+    values.push_back(']');
+    shapes.push_back(']');
+    types.push_back(']');
 }
 
 uint64_t tensor_bytes(const Trace& trace, ValueRange range) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "io/chakra_literal.h"
+#include "support/grow_buffer.h"
 #include "trace/trace.h"
 #include "trace/value_types.h"
 
@@ -52,19 +53,25 @@ private:
     StrId last_device_id_;
 };
 
-// Writes Trace values as the three JSON texts of a Chakra IOInfo.
+// Writes Trace values as the three JSON texts of a Chakra IOInfo. The texts
+// go into byte buffers through raw pointers, with room made once per value:
+// this is most of the work of writing a Chakra node.
 class ChakraIoEncoder {
 public:
     explicit ChakraIoEncoder(const Trace& trace) : trace_(trace) {}
-    void encode(ValueRange range, std::string& values, std::string& shapes, std::string& types) const;
+    // Replaces the three texts with those of `range` (all empty for no values).
+    void encode(ValueRange range, GrowBuffer& values, GrowBuffer& shapes, GrowBuffer& types) const;
 
 private:
-    void value_text(const Value& v, std::string& values, std::string& shapes, int depth) const;
-    // The JSON spelling of an interned string, made once: devices and type
-    // strings repeat on nearly every value.
+    void value_text(const Value& v, GrowBuffer& values, GrowBuffer& shapes, int depth) const;
+    void tensor_text(const TensorMeta& t, GrowBuffer& values, GrowBuffer& shapes) const;
+    void type_text(const Value& v, GrowBuffer& types) const;
+    // The JSON spelling of an interned string, made once: devices, type
+    // strings and string values repeat on nearly every node.
     const std::string& quoted(StrId id) const;
     const Trace& trace_;
     mutable std::vector<std::string> quoted_;
+    mutable std::string scratch_;
 };
 
 // Byte size of every tensor in a range of values, lists included.

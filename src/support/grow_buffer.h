@@ -41,6 +41,8 @@ public:
         ++size_;
     }
     void clear() { size_ = 0; }
+    // Keeps the first n bytes (n <= size()).
+    void truncate(size_t n) { size_ = n < size_ ? n : size_; }
     // Drops the first n bytes.
     void erase_front(size_t n) {
         if (n < size_) std::memmove(data_.get(), data_.get() + n, size_ - n);
