@@ -123,6 +123,7 @@ public:
         for (const NodeIndex* k = trace_.children_begin(n); k != trace_.children_end(n); ++k) {
             if (name(*k) != "record_param_comms") continue;
             c.pg_name = param_comms_group(trace_.nodes[k->value]);
+            c.seq = param_comms_seq(trace_.nodes[k->value]);
             return;
         }
     }
@@ -139,6 +140,16 @@ public:
             if (first.kind == ValueKind::String) return std::string(trace_.str(first.payload.str));
         }
         return {};
+    }
+
+    // Inputs [tensors, seq, ...], or [seq, ...] for a "wait".
+    int64_t param_comms_seq(const Node& node) const {
+        if (node.inputs.count == 0) return -1;
+        const Value& first = trace_.values[node.inputs.begin];
+        if (first.kind == ValueKind::Int) return first.payload.i;
+        if (node.inputs.count > 1 && trace_.values[node.inputs.begin + 1].kind == ValueKind::Int)
+            return trace_.values[node.inputs.begin + 1].payload.i;
+        return -1;
     }
 
     std::string param_comms_name(const Node& node) const {
@@ -170,6 +181,7 @@ public:
             }
         }
         c.pg_name = param_comms_group(node);
+        c.seq = param_comms_seq(node);
         return c;
     }
 

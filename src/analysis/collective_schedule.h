@@ -35,6 +35,9 @@ struct ScheduledCollective {
     int64_t root = 0;  // broadcast/reduce/gather/scatter root, send/recv peer (group rank)
     int64_t tag = 0;
     std::string reduce_op;  // "SUM" unless recorded otherwise
+    // record_param_comms' sequence number (2.x): a "wait" names the call it
+    // waits for by it. -1 when not recorded.
+    int64_t seq = -1;
     // The caller waited at once (Python's async_op=False). Otherwise the work
     // runs on while later ops do, until an explicit wait or a later op reads
     // one of its tensors (DDP waits for its buckets that way).

@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "analysis/collective_schedule.h"
 #include "analysis/comm_values.h"
 
 namespace mimic::analysis {
@@ -241,17 +242,20 @@ std::vector<CollectiveCall> find_collectives(const Trace& trace, const std::vect
             if (c.collective.find("wait") == std::string::npos) calls.push_back(std::move(c));
         }
     }
-    if (!calls.empty()) return calls;
-    // Only backend labels: a process group called directly, not through the dispatcher.
-    for (NodeIndex n : trace.execution_order()) {
-        const std::string_view name = trace.name(trace.nodes[n.value]);
-        if ((starts_with(name, "nccl:") || starts_with(name, "gloo:")) && is_top_level_operator(nesting, n)) {
-            CollectiveCall c = reader.start(n, normalize_collective_name(name));
-            reader.set_bytes(c, reader.input(trace.nodes[n.value], 0));
-            reader.set_default_group(c);
-            calls.push_back(std::move(c));
-        }
+    // Backend labels standing alone: a process group called directly, not
+    // through the dispatcher (1.13's all_to_all_single), or a trace with
+    // nothing but labels. A label beside the c10d op that queued it is not a
+    // call of its own; the schedule tells them apart.
+    for (const ScheduledCollective& s : schedule_collectives(trace, trace.execution_order(), {})) {
+        if (!starts_with(s.op_name, "nccl:") && !starts_with(s.op_name, "gloo:")) continue;
+        const std::string_view name = trace.name(trace.nodes[s.node.value]);
+        CollectiveCall c = reader.start(s.node, normalize_collective_name(name));
+        reader.set_bytes(c, reader.input(trace.nodes[s.node.value], 0));
+        reader.set_default_group(c);
+        calls.push_back(std::move(c));
     }
+    std::stable_sort(calls.begin(), calls.end(),
+                     [&](const CollectiveCall& a, const CollectiveCall& b) { return trace.nodes[a.node.value].id.value < trace.nodes[b.node.value].id.value; });
     return calls;
 }
 

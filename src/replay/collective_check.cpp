@@ -96,21 +96,10 @@ std::string compare_call_sequences(const std::vector<std::vector<CallSignature>>
 
 void check_calls_match(ProcessGroups& groups, const std::vector<CallSignature>& mine) {
     const DistOptions& o = groups.options();
-    c10d::Store& store = groups.store();
     const std::string text = encode(mine);
-    store.set("mimic/calls/" + std::to_string(o.rank), std::vector<uint8_t>(text.begin(), text.end()));
+    groups.store().set("mimic/calls/" + std::to_string(o.rank), std::vector<uint8_t>(text.begin(), text.end()));
     std::vector<std::vector<CallSignature>> all(size_t(o.world_size));
-    for (int r = 0; r < o.world_size; ++r) {
-        std::vector<uint8_t> bytes;
-        try {
-            bytes = store.get("mimic/calls/" + std::to_string(r));  // waits up to the store's timeout
-        } catch (const std::exception& e) {
-            fail({"", -1, -1, "rank " + std::to_string(r)},
-                 "rank " + std::to_string(o.rank) + " never heard from rank " + std::to_string(r) +
-                     " (it failed or hung before its first collective): " + short_reason(e));
-        }
-        all[size_t(r)] = decode(std::string(bytes.begin(), bytes.end()));
-    }
+    for (int r = 0; r < o.world_size; ++r) all[size_t(r)] = decode(groups.read_peer("mimic/calls/" + std::to_string(r), r));
     const std::string diff = compare_call_sequences(all, groups.groups());
     if (!diff.empty()) fail({"", -1, -1, "collectives"}, diff);
 }

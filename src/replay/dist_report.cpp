@@ -144,7 +144,7 @@ MergedReport merge_rank_reports(const std::vector<RankReportFile>& files) {
     w.field("world_size", int64_t(n));
     w.key("summary").begin_object();
     w.key("per_rank").begin_array();
-    double worst_error = 0;
+    std::optional<double> worst_error;
     uint64_t coll_total = 0, coll_done = 0, ops_total = 0, ops_done = 0;
     for (const RankSummary& s : ranks) {
         w.begin_object().field("rank", int64_t(s.rank)).field("median_ms", s.median_ms);
@@ -153,14 +153,15 @@ MergedReport merge_rank_reports(const std::vector<RankReportFile>& files) {
         w.field("ops_total", s.ops_total).field("ops_replayed", s.ops_replayed);
         w.field("collectives_total", s.collectives_total).field("collectives_replayed", s.collectives_replayed);
         w.end_object();
-        if (s.error_pct) worst_error = std::max(worst_error, std::fabs(*s.error_pct));
+        if (s.error_pct) worst_error = std::max(worst_error.value_or(0.0), std::fabs(*s.error_pct));
         coll_total += s.collectives_total;
         coll_done += s.collectives_replayed;
         ops_total += s.ops_total;
         ops_done += s.ops_replayed;
     }
     w.end_array();
-    w.field("max_abs_error_pct", worst_error);
+    if (worst_error) w.field("max_abs_error_pct", *worst_error);
+    else w.key("max_abs_error_pct").null();
     const double coll_cov = coll_total ? 100.0 * double(coll_done) / double(coll_total) : 100.0;
     w.field("collective_coverage_pct", coll_cov);
     w.field("op_coverage_pct", ops_total ? 100.0 * double(ops_done) / double(ops_total) : 0.0);
@@ -223,7 +224,8 @@ MergedReport merge_rank_reports(const std::vector<RankReportFile>& files) {
                          s.error_pct ? fmt::format("{:+.1f}%", *s.error_pct) : "-",
                          fmt::format("{}/{}", s.ops_replayed, s.ops_total),
                          fmt::format("{}/{}", s.collectives_replayed, s.collectives_total));
-    t += fmt::format("  collective coverage {:.1f}%, worst per-rank error {:.1f}%\n", coll_cov, worst_error);
+    t += fmt::format("  collective coverage {:.1f}%{}\n", coll_cov,
+                     worst_error ? fmt::format(", worst per-rank error {:.1f}%", *worst_error) : std::string());
     if (!rows.empty()) {
         t += fmt::format("  {:<16} {:<8} {:>6} {:>14} {:>9} {:>12} {:>10} {:>10}\n", "collective", "group", "calls",
                          "bytes", "imbalance", "median_us", "algbw_GBps", "busbw_GBps");

@@ -79,7 +79,9 @@ MergedReport launch_local(const LocalLaunch& launch) {
                                   {"LOCAL_RANK", std::to_string(r)},
                                   {"MASTER_ADDR", "127.0.0.1"},
                                   {"MASTER_PORT", std::to_string(port)},
-                                  {kLaunchedByMimic, "1"}};
+                                  {kLaunchedByMimic, "1"},
+                                  // c10d's own log lines; its failures reach us as exceptions
+                                  {"GLOG_minloglevel", "3"}};
             specs.push_back(std::move(spec));
             reports.push_back({r, json});
         }
@@ -90,9 +92,12 @@ MergedReport launch_local(const LocalLaunch& launch) {
             std::fprintf(stderr, "mimic: port %d was taken; trying another\n", port);
             continue;
         }
-        fail({"", -1, -1, "rank " + std::to_string(run.first_failure)},
-             "rank " + std::to_string(run.first_failure) + " " + how_it_ended(failed) +
-                 (run.others_stopped ? "; the other ranks were stopped" : ""));
+        std::string still;
+        for (int r : run.running_at_failure) still += (still.empty() ? "" : ", ") + std::to_string(r);
+        fail({}, "rank " + std::to_string(run.first_failure) + " " + how_it_ended(failed) +
+                     (still.empty() ? std::string()
+                                    : "; rank(s) " + still + " were still running and were stopped (a rank that hangs "
+                                      "shows as its peers timing out)"));
     }
 }
 

@@ -53,7 +53,12 @@ public:
     // All ranks meet here (untimed: lines iterations up across ranks).
     void barrier();
 
+    // Another rank's value under `key` in the store, waiting up to the timeout.
+    std::string read_peer(const std::string& key, int peer);
+
 private:
+    void check_groups_agree(const std::vector<ReplayGroup>& mine);
+
     DistOptions options_;
     c10::intrusive_ptr<c10d::Store> store_;
     std::map<std::string, ReplayGroup> groups_;

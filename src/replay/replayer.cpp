@@ -156,9 +156,13 @@ void Replayer::plan_collective_waits() {
         step.wait_for.clear();
         const Node& n = trace_.nodes[step.node.value];
         if (step.collective >= 0 && collectives_[size_t(step.collective)].recorded.kind == CommKind::Wait) {
-            step.wait_for = open;
-            open.clear();
-            in_flight.clear();
+            // A wait names its call by sequence number (2.x); without one it waits for everything.
+            const int64_t seq = collectives_[size_t(step.collective)].recorded.seq;
+            std::vector<uint32_t> matched;
+            for (uint32_t c : open)
+                if (seq >= 0 && collectives_[c].recorded.seq == seq) matched.push_back(c);
+            if (matched.empty()) matched = open;
+            for (uint32_t c : matched) settle(step, c);
             continue;
         }
         for (ValueRange r : {n.inputs, n.outputs})

@@ -174,6 +174,8 @@ ProcessGroupResult run_process_group(const std::vector<ProcessSpec>& specs, doub
             }
             if (res.exit_code != 0 && out.first_failure < 0 && !terminated) {
                 out.first_failure = int(i);
+                for (size_t k = 0; k < pids.size(); ++k)
+                    if (running[k]) out.running_at_failure.push_back(int(k));
                 if (left > 0) {
                     stop_all(pids, running, SIGTERM);
                     out.others_stopped = true;

@@ -31,6 +31,7 @@ struct ProcessGroupResult {
     std::vector<SubprocessResult> results;  // one per spec, in order
     int first_failure = -1;  // the spec that failed first (nonzero exit or signal), -1 if none
     bool others_stopped = false;  // the rest were terminated because of it
+    std::vector<int> running_at_failure;  // specs still running when the first failed
 };
 
 // Starts every process at once and waits for all. When one fails, the others
