@@ -12,7 +12,7 @@ src_python="$(cd "$(dirname "$0")/../../python" && pwd)"
 "$mimic" replay --help > /dev/null 2>&1 || { echo "skip: mimic built without libtorch"; exit 77; }
 "$python" -c "import torch" 2>/dev/null || { echo "skip: Debian's python3-torch is not installed"; exit 77; }
 work=$(mktemp -d)
-trap 'pkill -KILL -f "$work" 2>/dev/null; cp $work/*.err /tmp/ 2>/dev/null; rm -rf "$work"' EXIT
+trap 'pkill -KILL -f "$work" 2>/dev/null; rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 record() { PYTHONPATH="$src_python" "$python" -m mimic_record "$@" > "$work/record.log" 2>&1 || { cat "$work/record.log"; exit 1; }; }
 no_orphans() { ! pgrep -f "$work/$1" > /dev/null || { pgrep -af "$work/$1"; fail "$2: processes left behind"; }; }
