@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Multi-rank replay accuracy: records each built-in distributed workload at 2
+# and 4 ranks (Gloo on loopback), replays it with `mimic replay --nproc`, and
+# prints per rank the replay's median iteration against the original's
+# untraced median, plus collective coverage and bus bandwidth per collective.
+# Usage: bench/replay_dist.sh [MIMIC] [OUT_DIR]   (run on a quiet machine)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+mimic="${1:-$here/../build/mimic}"
+out="${2:-$(mktemp -d)}"
+python=/usr/bin/python3
+mkdir -p "$out"
+for nproc in 2 4; do
+    for workload in ddp_mlp dlrm_dist; do
+        dir="$out/$workload$nproc"
+        rm -rf "$dir"
+        PYTHONPATH="$here/../python" "$python" -m mimic_record --workload "$workload" --nproc "$nproc" --out "$dir" \
+            --warmup 3 --iters 10 > "$dir.record.log" 2>&1
+        "$mimic" replay "$dir" --warmup 3 --iters 10 --json "$dir.json" > "$dir.txt"
+        "$python" - "$dir.json" "$workload" "$nproc" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["summary"]
+errs = [r["error_pct"] for r in s["per_rank"]]
+print(f"{sys.argv[2]:10} {sys.argv[3]} ranks: replay/original ms " +
+      " ".join(f"{r['median_ms']:.2f}/{r['original_ms']:.2f}" for r in s["per_rank"]) +
+      f"  error% {' '.join(f'{e:+.1f}' for e in errs)}  collectives {s['collective_coverage_pct']:.0f}%  " +
+      " ".join(f"{c['collective']}({c['pg_name']}) busbw {c['busbw_GBps']:.3f} GB/s" for c in s["collectives"]))
+PY
+    done
+done
