@@ -25,6 +25,7 @@ RecordingMeta read_recording_meta(const std::string& path) {
     };
     number("untraced_median_ms", meta.untraced_median_ms);
     number("traced_iteration_ms", meta.traced_iteration_ms);
+    number("profiler_event_cost_us", meta.profiler_event_cost_us);
     std::optional<double> threads;
     number("intra_op_threads", threads);
     if (threads) meta.intra_op_threads = int(*threads);

@@ -12,6 +12,7 @@ namespace mimic::replay {
 struct RecordingMeta {
     std::optional<double> untraced_median_ms;
     std::optional<double> traced_iteration_ms;
+    std::optional<double> profiler_event_cost_us;  // measured by the recorder; preferred to the spread estimate
     std::optional<int> intra_op_threads;
     std::string iteration_label;
     std::string workload;

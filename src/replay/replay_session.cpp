@@ -66,8 +66,18 @@ ReplayReport run_replay_session(const SessionOptions& o) {
         fail({input.trace_path, -1, -1, ""}, "nothing to replay (" + why + ")");
     }
 
+    // The instrumentation each profiled event carries: measured by the
+    // recorder when it says, else the traced iteration's excess spread over its nodes.
+    double per_event = 0;
+    if (meta && meta->profiler_event_cost_us)
+        per_event = *meta->profiler_event_cost_us;
+    else if (meta)
+        per_event = per_event_overhead_us(meta->traced_iteration_ms, meta->untraced_median_ms,
+                                          replayer.selection().nodes_in_range);
     // Host gaps between the ops that run; skipped ops' recorded time falls into the next gap.
     HostGapModel gaps;
+    gaps.per_event_us = per_event;
+    gaps.calibrated = per_event > 0;
     std::vector<double> gap_per_step;
     if (o.host_gaps == "recorded") {
         if (trace.timing.size() != trace.nodes.size())
@@ -75,9 +85,6 @@ ReplayReport run_replay_session(const SessionOptions& o) {
         std::vector<NodeIndex> ran;
         for (const Step& s : replayer.steps())
             if (!s.skipped) ran.push_back(s.node);
-        const double per_event = meta ? per_event_overhead_us(meta->traced_iteration_ms, meta->untraced_median_ms,
-                                                              replayer.selection().nodes_in_range)
-                                      : 0.0;
         gaps = host_gaps(trace, ran, per_event);
         size_t k = 0;
         for (const Step& s : replayer.steps()) gap_per_step.push_back(s.skipped ? 0.0 : gaps.gap_us[k++]);
