@@ -58,4 +58,33 @@ PY
         grep -q "collective coverage 100.0%" "$dir.txt"
     done
 done
+# GPU traces (PyTorch 2.x with NCCL, and schema 1.0.2) replayed on CPU over Gloo, two ranks each
+# replaying the one recorded rank. resnet_et's first iteration: 2 broadcasts (53120 floats, 53
+# longs) then DDP's 5 bucket all-reduces; only the collectives are replayed (--include) to keep
+# it short. chakra_sample: 10 all_gathers of one float into two.
+traces="$2"
+if [ -f "$traces/pytorch/resnet_et.json.gz" ]; then
+    "$mimic" replay "$traces/pytorch/resnet_et.json.gz" --nproc 2 --include '^c10d::' --warmup 0 --iters 1 \
+        --json "$work/resnet.json" > /dev/null
+    "$python" - "$work/resnet.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = [("broadcast", 53120 * 4), ("broadcast", 53 * 8)] + [("all_reduce", n * 4) for n in (2049000, 7875584, 6563840, 6637568, 2431040)]
+for rank in d["ranks"]:
+    got = [(c["collective"], c["input_bytes"]) for c in rank["collectives"]]
+    assert got == want, got
+    assert all(c["pg_name"] == "0" and c["emulation"] == "" for c in rank["collectives"])
+assert d["summary"]["collective_coverage_pct"] == 100.0
+PY
+fi
+if [ -f "$traces/pytorch/chakra_sample_1.0.2.json.gz" ]; then
+    "$mimic" replay "$traces/pytorch/chakra_sample_1.0.2.json.gz" --nproc 2 --warmup 0 --iters 1 --json "$work/cs.json" > /dev/null
+    "$python" - "$work/cs.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for rank in d["ranks"]:
+    assert [(c["collective"], c["input_bytes"], c["output_bytes"]) for c in rank["collectives"]] == [("all_gather", 4, 8)] * 10
+    assert rank["ops_replayed"] == rank["ops_total"]
+PY
+fi
 echo "ok"
