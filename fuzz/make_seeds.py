@@ -36,34 +36,46 @@ def et_seed(doc, nodes):
     return json.dumps(out).encode()
 
 
-def pick_nodes(nodes, want, count):
-    """The first nodes whose names contain one of `want`, up to `count`, plus the parents of those."""
+def with_ancestors(nodes, chosen):
+    """`chosen` plus every ancestor of its nodes up to the root, parents after children as the observer
+    writes them: a parent missing from the trace is an error, so a seed must name only nodes it holds."""
     by_id = {n["id"]: n for n in nodes}
+    out = list(chosen)
+    ids = {n["id"] for n in out}
+    i = 0
+    while i < len(out):
+        parent = by_id.get(out[i].get("parent", out[i].get("ctrl_deps")))
+        if parent is not None and parent["id"] not in ids:
+            out.append(parent)
+            ids.add(parent["id"])
+        i += 1
+    return out
+
+
+def pick_nodes(nodes, want, count):
+    """The first nodes whose names contain one of `want`, up to `count`, plus their ancestors."""
     chosen = []
     for n in nodes:
         if len(chosen) >= count:
             break
         if any(w in n["name"] for w in want) and n not in chosen:
             chosen.append(n)
-    for n in list(chosen):
-        parent = by_id.get(n.get("parent", n.get("ctrl_deps")))
-        if parent is not None and parent not in chosen:
-            chosen.append(parent)
-    return chosen
+    return with_ancestors(nodes, chosen)
 
 
 def et_seeds(traces, out):
     linear = read_json(os.path.join(traces, "pytorch/linear_et.json.gz"))
     nodes = linear["nodes"]
-    write(f"{out}/et/linear_first_nodes.json", et_seed(linear, nodes[:6]))
-    write(f"{out}/et/linear_first_nodes.json.gz", gz(et_seed(linear, nodes[:3])))
+    write(f"{out}/et/linear_first_nodes.json", et_seed(linear, with_ancestors(nodes, nodes[:6])))
+    write(f"{out}/et/linear_first_nodes.json.gz", gz(et_seed(linear, with_ancestors(nodes, nodes[:3]))))
     write(f"{out}/et/linear_lists.json",
           et_seed(linear, pick_nodes(nodes, ["aten::addmm", "aten::t", "aten::view", "aten::cat"], 4)))
 
     sample = read_json(os.path.join(traces, "pytorch/chakra_sample_1.0.2.json.gz"))
-    write(f"{out}/et/chakra_sample_first_nodes.json", et_seed(sample, sample["nodes"][:4]))
+    write(f"{out}/et/chakra_sample_first_nodes.json",
+          et_seed(sample, with_ancestors(sample["nodes"], sample["nodes"][:4])))
     lists = [n for n in sample["nodes"] if any("GenericList[GenericList" in t for t in n["inputs"]["types"])]
-    write(f"{out}/et/chakra_sample_nested_lists.json", et_seed(sample, lists[:1]))
+    write(f"{out}/et/chakra_sample_nested_lists.json", et_seed(sample, with_ancestors(sample["nodes"], lists[:1])))
 
     resnet = read_json(os.path.join(traces, "pytorch/resnet_et.json.gz"))
     write(f"{out}/et/resnet_process_group.json",
@@ -77,7 +89,7 @@ def et_seeds(traces, out):
 
     pt2 = read_json(os.path.join(traces, "pytorch/pt2/pt2_et.json"))
     triton = [n for n in pt2["nodes"] if any(a["name"] == "kernel_backend" for a in n.get("attrs", []))]
-    write(f"{out}/et/pt2_triton.json", et_seed(pt2, triton[:2]))
+    write(f"{out}/et/pt2_triton.json", et_seed(pt2, with_ancestors(pt2["nodes"], triton[:2])))
 
 
 def kineto_seeds(traces, out):

@@ -117,7 +117,11 @@ Trace read_pytorch_et(const std::string& path, const EtReadOptions& options) {
     if (!saw_nodes) fail({path, -1, -1, "nodes"}, "the trace has no \"nodes\" list");
     check_schema(trace, nodes.flat_nodes(), nodes.nested_nodes());
     read_process_groups(trace);
-    trace.finalize();
+    // Every parent the observer names is a node of the same file (the root comes
+    // last), so a parent that is missing or loops back means a broken file: an
+    // error naming the first such node, not a warning.
+    // (Chakra files keep dangling deps as warnings: see chakra_reader.cpp.)
+    trace.finalize(Trace::ParentLinks::Fail, nodes.nested_nodes() >= nodes.flat_nodes() ? "ctrl_deps" : "parent");
     return trace;
 }
 

@@ -35,7 +35,30 @@ const Attr* Trace::find_attr(const Node& n, std::string_view attr_name) const {
     return nullptr;
 }
 
-void Trace::finalize() {
+namespace {
+
+// "5 -> 6 -> 7 -> 5", the ids of a parent cycle from its first node; a long one is cut.
+std::string describe_cycle(const std::vector<Node>& nodes, const std::vector<NodeIndex>& parent_index,
+                           uint32_t first) {
+    constexpr size_t kShown = 8;
+    std::string out = std::to_string(nodes[first].id.value);
+    size_t length = 1;
+    for (uint32_t cur = parent_index[first].value; cur != first; cur = parent_index[cur].value) {
+        if (length++ < kShown) out += " -> " + std::to_string(nodes[cur].id.value);
+    }
+    if (length > kShown) out += " -> ...";
+    out += " -> " + std::to_string(nodes[first].id.value);
+    if (length > kShown) out += " (" + std::to_string(length) + " nodes)";
+    return out;
+}
+
+}  // namespace
+
+void Trace::finalize(ParentLinks bad_links, const char* parent_field) {
+    const bool strict = bad_links == ParentLinks::Fail;
+    auto fail_at = [&](const Node& node, const std::string& message) {
+        fail({source_path, static_cast<int64_t>(node.id.value), -1, parent_field}, message);
+    };
     const uint32_t n = static_cast<uint32_t>(nodes.size());
     index_of_id_.clear();
     index_of_id_.reserve(n);
@@ -53,9 +76,16 @@ void Trace::finalize() {
     size_t dangling = 0;
     for (uint32_t i = 0; i < n; ++i) {
         const Node& node = nodes[i];
-        if (node.parent == node.id || node.parent.value == 0) continue;
+        if (node.parent.value == 0) continue;
+        if (node.parent == node.id) {
+            // The observer writes the root as its own parent; any other node so is a one-node cycle.
+            if (strict && node.kind != NodeKind::Root)
+                fail_at(node, "node is its own parent (a parent cycle; only the root may be)");
+            continue;
+        }
         NodeIndex p = find(node.parent);
         if (p == kNoNode) {
+            if (strict) fail_at(node, "parent " + std::to_string(node.parent.value) + " is not in the trace");
             if (dangling++ < 5)
                 warn("node " + std::to_string(node.id.value) + ": parent " + std::to_string(node.parent.value) +
                      " is not in the trace");
@@ -79,6 +109,11 @@ void Trace::finalize() {
         }
         if (cur != UINT32_MAX && state[cur] == 1) {
             // cur is on this path: the link out of it closes a cycle.
+            if (strict) {
+                uint32_t first = cur;  // the cycle's node that comes first in the file
+                for (uint32_t c = parent_index_[cur].value; c != cur; c = parent_index_[c].value) first = std::min(first, c);
+                fail_at(nodes[first], "parent links form a cycle: " + describe_cycle(nodes, parent_index_, first));
+            }
             warn("node " + std::to_string(nodes[cur].id.value) + ": parent chain forms a cycle; link to parent " +
                  std::to_string(nodes[cur].parent.value) + " ignored");
             --child_offsets_[parent_index_[cur].value + 1];

@@ -79,8 +79,12 @@ public:
     std::vector<DeviceEvent> device_events;
     std::vector<TraceWarning> warnings;
 
-    // Derived indexes; valid after finalize().
-    void finalize();
+    // Derived indexes; valid after finalize(). A parent link that names no node of
+    // the trace, or a chain of parents that loops (the root's link to itself
+    // aside), is dropped with a warning, or with ParentLinks::Fail throws
+    // mimic::Error naming the first such node and `parent_field`.
+    enum class ParentLinks : uint8_t { CutWithWarning, Fail };
+    void finalize(ParentLinks bad_links = ParentLinks::CutWithWarning, const char* parent_field = "parent");
     NodeIndex find(NodeId id) const;
     // Children of a node in execution order (by id), as positions.
     const NodeIndex* children_begin(NodeIndex n) const { return child_list_.data() + child_offsets_[n.value]; }

@@ -116,16 +116,17 @@ kin = gzip.compress(open("good_kineto.json", "rb").read())
 open("kineto_truncated.json.gz", "wb").write(kin[: len(kin) // 2])
 EOF
 
-# Odd but readable: references to absent nodes and parent cycles are warnings.
-et "${node/\"ctrl_deps\": 1/\"ctrl_deps\": 99}" >dangling_parent.json
+# A parent that is not in the trace, or parents in a cycle: errors naming the node and field.
+et "$root, ${node/\"ctrl_deps\": 1/\"ctrl_deps\": 99}" >dangling_parent.json
 cycle_a=${node/\"ctrl_deps\": 1/\"ctrl_deps\": 6}
 cycle_b=${node/\"id\": 5/\"id\": 6}
-et "$cycle_a, ${cycle_b/\"ctrl_deps\": 1/\"ctrl_deps\": 5}" >parent_cycle.json
+et "$root, $cycle_a, ${cycle_b/\"ctrl_deps\": 1/\"ctrl_deps\": 5}" >parent_cycle.json
 
 # ------------------------------------------------------------------ checks
 traces_bad=(empty.json truncated.json.gz truncated.json malformed.json nonutf8.json wrong_type.json
             negative_shape.json negative_numel.json garbage.bin huge_list.json bomb_string.json.gz bomb_zeros.json.gz
-            bad_varint.0.et len_4g.0.et len_past_end.0.et.gz bad_message.0.et truncated.0.et.gz missing.json)
+            bad_varint.0.et len_4g.0.et len_past_end.0.et.gz bad_message.0.et truncated.0.et.gz missing.json
+            dangling_parent.json parent_cycle.json)
 for f in "${traces_bad[@]}"; do
     has analyze && bad "$f" "$mimic" analyze "$f"
     has convert && bad "$f" "$mimic" convert "$f" --to chakra --out "$tmp/converted"
@@ -139,9 +140,18 @@ for f in kineto_malformed.json kineto_ts_type.json kineto_not_list.json kineto_t
     has analyze && bad "$f" "$mimic" analyze good_et.json --profile "$f"
     has link && bad "$f" "$mimic" link good_et.json --profile "$f"
 done
-for f in good_et.json dangling_parent.json parent_cycle.json good.0.et; do
+for f in good_et.json good.0.et; do
     has analyze && readable "$f" "$mimic" analyze "$f"
 done
+if has analyze; then
+    err=$("$mimic" analyze dangling_parent.json 2>&1 >/dev/null)
+    [[ "$err" == *"node 5: field 'ctrl_deps': parent 99 is not in the trace"* ]] ||
+        fail "dangling_parent.json: error does not name node 5, field ctrl_deps and parent 99: $err"
+    err=$("$mimic" analyze parent_cycle.json 2>&1 >/dev/null)
+    [[ "$err" == *"node 5: field 'ctrl_deps': parent links form a cycle: 5 -> 6 -> 5"* ]] ||
+        fail "parent_cycle.json: error does not name node 5, field ctrl_deps and the cycle: $err"
+    checked=$((checked + 2))
+fi
 
 echo "$checked runs checked, $failures failures"
 [ "$failures" -eq 0 ]

@@ -188,6 +188,19 @@ std::string nested_node(int id, const std::string& inputs, const std::string& at
            R"J({"name": "op_schema", "type": "string", "value": "aten::x(Tensor a) -> ()"})J" + attrs + "]}";
 }
 
+// The root every parent chain ends in (id 1, its own parent), for inputs that must read.
+const std::string kNestedRoot =
+    R"J({"id": 1, "name": "[pytorch|profiler|execution_trace|process]", "ctrl_deps": 1,)J"
+    R"J( "inputs": {"values": [], "shapes": [], "types": []}, "outputs": {"values": [], "shapes": [], "types": []},)J"
+    R"J( "attrs": []})J";
+
+// A label node `id` under `parent`.
+std::string label_node(uint64_t id, uint64_t parent) {
+    return R"J({"id": )J" + std::to_string(id) + R"J(, "name": "label", "ctrl_deps": )J" + std::to_string(parent) +
+           R"J(, "inputs": {"values": [], "shapes": [], "types": []},)J"
+           R"J( "outputs": {"values": [], "shapes": [], "types": []}, "attrs": []})J";
+}
+
 TEST(EtBadInput, NulBytesAreNotAnEmptyFile) {
     std::string path = write_file("nul.json", std::string(100, '\0'));
     // Zero bytes frame empty protobuf messages, so detection may take them
@@ -220,6 +233,51 @@ TEST(EtBadInput, OutOfRangeNumbersNameTheNode) {
                  {"id_neg.json", "field 'id'"});
 }
 
+// A parent that is not in the file or a parent chain that loops back means a
+// broken ET: one error naming the first such node and the field.
+TEST(EtBadInput, ParentNotInTheTraceIsAnError) {
+    const std::string nodes = kNestedRoot + "," + label_node(5, 1) + "," + label_node(6, 99) + "," + label_node(7, 98);
+    expect_error([&] { load_et(write_file("dangling.json", et_with(nodes))); },
+                 {"dangling.json", "node 6", "field 'ctrl_deps'", "parent 99 is not in the trace"});
+}
+
+TEST(EtBadInput, TwoNodeParentCycleIsAnError) {
+    const std::string nodes = kNestedRoot + "," + label_node(5, 6) + "," + label_node(6, 5);
+    expect_error([&] { load_et(write_file("cycle2.json", et_with(nodes))); },
+                 {"cycle2.json", "node 5", "field 'ctrl_deps'", "cycle: 5 -> 6 -> 5"});
+}
+
+TEST(EtBadInput, NodeOtherThanTheRootAsItsOwnParentIsAnError) {
+    const std::string nodes = kNestedRoot + "," + label_node(5, 5);
+    expect_error([&] { load_et(write_file("self_parent.json", et_with(nodes))); },
+                 {"self_parent.json", "node 5", "field 'ctrl_deps'", "own parent"});
+}
+
+// 100,000 nodes in one ring, entered from a chain hanging off it: found in one
+// pass (no recursion, no quadratic walk), named by its first node in the file.
+TEST(EtBadInput, LongParentCycleIsAnError) {
+    constexpr uint64_t kFirst = 100, kRing = 100000;
+    std::string nodes = kNestedRoot + "," + label_node(50, kFirst + kRing / 2);  // leads into the ring
+    for (uint64_t i = 0; i < kRing; ++i) nodes += "," + label_node(kFirst + i, kFirst + (i + 1) % kRing);
+    const std::string path = write_file("long_cycle.json", et_with(nodes));
+    const auto start = std::chrono::steady_clock::now();
+    expect_error([&] { load_et(path); }, {"long_cycle.json", "node 100", "field 'ctrl_deps'",
+                                          "cycle: 100 -> 101 -> ", "-> ... -> 100 (100000 nodes)"});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_LT(seconds, 10.0);
+}
+
+// The same depth as a chain ending in the root is an ordinary trace.
+TEST(EtBadInput, LongParentChainReads) {
+    constexpr uint64_t kFirst = 100, kDepth = 100000;
+    std::string nodes = kNestedRoot;
+    for (uint64_t i = 0; i < kDepth; ++i) nodes += "," + label_node(kFirst + i, i + 1 < kDepth ? kFirst + i + 1 : 1);
+    Trace t = load_trace(write_file("long_chain.json", et_with(nodes)));
+    EXPECT_EQ(t.nodes.size(), kDepth + 1);
+    EXPECT_TRUE(t.warnings.empty()) << t.warnings.front().message;
+    EXPECT_EQ(t.parent_of(t.find(NodeId(kFirst))), t.find(NodeId(kFirst + 1)));
+}
+
 TEST(EtBadInput, DeepNestingIsRefusedNotRecursedInto) {
     std::string deep(100000, '[');
     deep += std::string(100000, ']');
@@ -230,7 +288,7 @@ TEST(EtBadInput, DeepNestingIsRefusedNotRecursedInto) {
 TEST(EtBadInput, TensorOfTenToTheTwelveElementsIsJustMetadata) {
     std::string inputs =
         R"J({"values": [[10,11,0,1000000000000,4,"cpu"]], "shapes": [[1000000,1000000]], "types": ["Tensor(float)"]})J";
-    std::string path = write_file("huge_tensor.json", et_with(nested_node(5, inputs)));
+    std::string path = write_file("huge_tensor.json", et_with(kNestedRoot + "," + nested_node(5, inputs)));
     reset_peak_rss();
     Trace t = load_trace(path);
     ASSERT_EQ(t.tensors.size(), 1u);
@@ -247,13 +305,14 @@ TEST(EtBadInput, TenMillionElementAttrListReadsInBoundedMemory) {
     list += "]";
     std::string attr = R"J(, {"name": "big", "type": "int64_list", "value": )J" + list + "}";
     std::string path =
-        write_file("huge_attr.json", et_with(nested_node(5, R"J({"values": [], "shapes": [], "types": []})J", attr)));
+        write_file("huge_attr.json", et_with(kNestedRoot + "," +
+                                             nested_node(5, R"J({"values": [], "shapes": [], "types": []})J", attr)));
     list.clear();
     list.shrink_to_fit();
     reset_peak_rss();
     try {
         Trace t = load_trace(path);
-        EXPECT_EQ(t.nodes.size(), 1u);
+        EXPECT_EQ(t.nodes.size(), 2u);
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("node 5"), std::string::npos) << e.what();
     }

@@ -150,6 +150,10 @@ const char* kGoodNode =
     R"J( "input_shapes": [[2,2]], "input_types": ["Tensor(float)"], "outputs": [[8,9,0,4,4,"cpu"]],)J"
     R"J( "output_shapes": [[2,2]], "output_types": ["Tensor(float)"]})J";
 
+// The root of a 1.0.1 trace (its own parent), for inputs that must read.
+const char* kFlatRoot =
+    R"J({"name": "[pytorch|profiler|execution_graph|process]", "id": 1, "parent": 1, "inputs": [], "outputs": []})J";
+
 std::string et_with(const std::string& nodes, const std::string& schema = "1.0.1") {
     return R"J({"schema": ")J" + schema + R"J(", "pid": 1, "time": "x", "start_ts": 1, "nodes": [)J" + nodes +
            R"J(], "finish_ts": 2})J";
@@ -210,16 +214,36 @@ TEST(EtReaderBadInput, HugeListIsRefused) {
     expect_error(write_file("huge.json", et_with(node)), {"huge.json", "node 5", "limit"});
 }
 
-TEST(EtReaderBadInput, ParentCycleIsCutWithAWarning) {
+// Flat (1.0.1) nodes name their parent in "parent", and the error says so.
+TEST(EtReaderBadInput, ParentCycleIsAnError) {
     std::string a = R"J({"name": "a", "id": 5, "parent": 6, "inputs": [], "outputs": []})J";
     std::string b = R"J({"name": "b", "id": 6, "parent": 5, "inputs": [], "outputs": []})J";
-    Trace t = load_trace(write_file("cycle.json", et_with(a + "," + b)));
-    ASSERT_EQ(t.nodes.size(), 2u);
-    bool warned = false;
-    for (const auto& w : t.warnings) warned |= w.message.find("cycle") != std::string::npos;
-    EXPECT_TRUE(warned);
-    // Walking up from any node ends.
-    for (uint32_t i = 0; i < 2; ++i) {
+    expect_error(write_file("cycle.json", et_with(std::string(kFlatRoot) + "," + a + "," + b)),
+                 {"cycle.json", "node 5", "field 'parent'", "cycle: 5 -> 6 -> 5"});
+}
+
+TEST(EtReaderBadInput, DanglingParentIsAnError) {
+    std::string a = R"J({"name": "a", "id": 5, "parent": 99, "inputs": [], "outputs": []})J";
+    expect_error(write_file("dangling.json", et_with(std::string(kFlatRoot) + "," + a)),
+                 {"dangling.json", "node 5", "field 'parent'", "parent 99 is not in the trace"});
+}
+
+// Traces built in code (not read from a file) keep the lenient default: bad
+// links are cut with a warning, and every walk up the tree ends.
+TEST(TraceFinalize, CutsBadParentLinksWithAWarningByDefault) {
+    Trace t;
+    for (uint64_t id : {5, 6, 7}) {
+        Node n;
+        n.id = NodeId(id);
+        n.parent = NodeId(id == 5 ? 6 : id == 6 ? 5 : 99);
+        t.nodes.push_back(n);
+    }
+    t.finalize();
+    std::string all;
+    for (const auto& w : t.warnings) all += w.message + "\n";
+    EXPECT_NE(all.find("cycle"), std::string::npos) << all;
+    EXPECT_NE(all.find("parent 99"), std::string::npos) << all;
+    for (uint32_t i = 0; i < 3; ++i) {
         NodeIndex n(i);
         int steps = 0;
         while (n != kNoNode && steps < 10) n = t.parent_of(n), ++steps;
@@ -227,15 +251,8 @@ TEST(EtReaderBadInput, ParentCycleIsCutWithAWarning) {
     }
 }
 
-TEST(EtReaderBadInput, DanglingParentIsAWarning) {
-    std::string a = R"J({"name": "a", "id": 5, "parent": 99, "inputs": [], "outputs": []})J";
-    Trace t = load_trace(write_file("dangling.json", et_with(a)));
-    ASSERT_EQ(t.warnings.size(), 1u);
-    EXPECT_NE(t.warnings[0].message.find("parent 99"), std::string::npos);
-}
-
 TEST(EtReaderBadInput, UnknownVersion) {
-    Trace t = load_trace(write_file("future.json", et_with(kGoodNode, "9.9.9")));
+    Trace t = load_trace(write_file("future.json", et_with(std::string(kFlatRoot) + "," + kGoodNode, "9.9.9")));
     ASSERT_FALSE(t.warnings.empty());
     EXPECT_NE(t.warnings[0].message.find("9.9.9"), std::string::npos);
     expect_error(write_file("future_empty.json", et_with("", "9.9.9")), {"future_empty.json", "unknown schema"});
