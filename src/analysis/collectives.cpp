@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 #include "analysis/collective_schedule.h"
 #include "analysis/comm_values.h"
@@ -228,6 +229,18 @@ std::vector<CollectiveCall> find_collectives(const Trace& trace, const std::vect
             }
         }
     }
+    // The calls in order, with the groups meta.json's Python calls name (a
+    // 1.13 c10d op's group is an opaque object; DLRM's dense all_reduce runs
+    // on a group of its own).
+    const std::vector<ScheduledCollective> schedule =
+        schedule_collectives(trace, trace.execution_order(), trace.python_collectives);
+    std::unordered_map<uint32_t, const ScheduledCollective*> scheduled;
+    for (const ScheduledCollective& s : schedule) scheduled[s.node.value] = &s;
+    auto named_group = [&](CollectiveCall& c) {
+        auto it = scheduled.find(c.node.value);
+        if (it != scheduled.end() && !it->second->pg_name.empty() && trace.python_collectives.size() > 0)
+            reader.set_group(c, it->second->pg_name, "");
+    };
     for (NodeIndex n : trace.execution_order()) {
         const Node& node = trace.nodes[n.value];
         if (classes[n.value].category != OpCategory::Communication) continue;
@@ -239,6 +252,7 @@ std::vector<CollectiveCall> find_collectives(const Trace& trace, const std::vect
             const NodeIndex owner = nesting.top_level_owner[n.value];
             if (owner != n && owner != kNoNode && classes[owner.value].category == OpCategory::Communication) continue;
             CollectiveCall c = reader.read_dispatcher_op(n);
+            named_group(c);
             if (c.collective.find("wait") == std::string::npos) calls.push_back(std::move(c));
         }
     }
@@ -246,12 +260,13 @@ std::vector<CollectiveCall> find_collectives(const Trace& trace, const std::vect
     // through the dispatcher (1.13's all_to_all_single), or a trace with
     // nothing but labels. A label beside the c10d op that queued it is not a
     // call of its own; the schedule tells them apart.
-    for (const ScheduledCollective& s : schedule_collectives(trace, trace.execution_order(), {})) {
+    for (const ScheduledCollective& s : schedule) {
         if (!starts_with(s.op_name, "nccl:") && !starts_with(s.op_name, "gloo:")) continue;
         const std::string_view name = trace.name(trace.nodes[s.node.value]);
         CollectiveCall c = reader.start(s.node, normalize_collective_name(name));
         reader.set_bytes(c, reader.input(trace.nodes[s.node.value], 0));
         reader.set_default_group(c);
+        named_group(c);
         calls.push_back(std::move(c));
     }
     std::stable_sort(calls.begin(), calls.end(),

@@ -128,6 +128,7 @@ void apply_recording_meta(Trace& trace, const std::string& meta_path) {
     };
     int_field("rank", trace.rank);
     int_field("world_size", trace.world_size);
+    trace.python_collectives = read_python_collectives(meta_path);
 
     simdjson::dom::element groups_el;
     if (!trace.process_groups.empty() || meta["process_groups"].get(groups_el) != simdjson::SUCCESS ||

@@ -23,23 +23,10 @@ struct TraceInput {
 // with no trace in it.
 std::vector<TraceInput> expand_trace_inputs(const std::vector<std::string>& paths);
 
-// Sets trace.rank and trace.world_size from meta.json, and its process groups
-// when the trace has none of its own. Throws mimic::Error naming the file and
+// Sets trace.rank and trace.world_size from meta.json, its process groups
+// when the trace has none of its own, and trace.python_collectives. Throws mimic::Error naming the file and
 // field on malformed JSON or a field of the wrong type.
 void apply_recording_meta(Trace& trace, const std::string& meta_path);
-
-// A torch.distributed call the recorder saw Python make in the traced
-// iteration (meta.json "python_collectives", in call order). Torch 1.13's ET
-// shows such a call as an opaque c10d op, or only as a gloo:* label
-// (all_to_all_single), so the group, splits and async flag live here.
-struct PythonCollective {
-    std::string op;       // as torch.distributed names it: "all_reduce", "all_to_all_single"...
-    std::string pg_name;  // "" when not recorded
-    bool async_op = false;
-    std::vector<int64_t> input_split_sizes;   // empty: equal splits
-    std::vector<int64_t> output_split_sizes;
-    std::string reduce_op;  // "SUM", "MAX"... ("" when not a reduction)
-};
 
 // meta.json's python_collectives; empty when it has none. Throws
 // mimic::Error naming the file and field when they are malformed.

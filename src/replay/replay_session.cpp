@@ -24,11 +24,9 @@ ReplayReport run_replay_session(const SessionOptions& o) {
     Trace trace = load_trace(input.trace_path);
     if (!input.profile_path.empty()) link_profile(trace, read_kineto_trace(input.profile_path));
     std::optional<RecordingMeta> meta;
-    std::vector<PythonCollective> python_calls;
     if (!input.meta_path.empty()) {
         meta = read_recording_meta(input.meta_path);
-        apply_recording_meta(trace, input.meta_path);  // process groups: a 1.13 ET has none
-        python_calls = read_python_collectives(input.meta_path);
+        apply_recording_meta(trace, input.meta_path);  // process groups and Python's calls: a 1.13 ET has neither
     }
 
     int threads = o.threads;
@@ -52,7 +50,7 @@ ReplayReport run_replay_session(const SessionOptions& o) {
     options.selection.include = o.include;
     options.selection.exclude = o.exclude;
     options.selection.collectives = groups != nullptr;
-    options.selection.python_calls = python_calls;
+    options.selection.python_calls = trace.python_collectives;
     options.lazy = o.lazy;
     options.groups = groups.get();
     Replayer replayer(trace, options);

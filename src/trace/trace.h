@@ -26,6 +26,19 @@ struct ProcessGroup {
     int64_t size = 0;
 };
 
+// A torch.distributed call the recorder saw Python make in the traced
+// iteration (meta.json "python_collectives", in call order). Torch 1.13's ET
+// shows such a call as an opaque c10d op, or only as a gloo:* label
+// (all_to_all_single), so the group, splits and async flag live here.
+struct PythonCollective {
+    std::string op;       // as torch.distributed names it: "all_reduce", "all_to_all_single"...
+    std::string pg_name;  // "" when not recorded
+    bool async_op = false;
+    std::vector<int64_t> input_split_sizes;   // empty: equal splits
+    std::vector<int64_t> output_split_sizes;
+    std::string reduce_op;  // "SUM", "MAX"... ("" when not a reduction)
+};
+
 // Host timing of a node, from a linked profiler trace (or a Chakra trace).
 struct NodeTiming {
     double start_us = -1;      // profiler clock; < 0 when the node was not linked
@@ -65,6 +78,7 @@ public:
     int64_t rank = -1;        // -1 when unknown
     int64_t world_size = -1;  // -1 when unknown
     std::vector<ProcessGroup> process_groups;
+    std::vector<PythonCollective> python_collectives;  // from a recording's meta.json, else empty
     std::vector<Attr> metadata_attrs;  // Chakra GlobalMetadata attrs beyond the version
 
     // Columns

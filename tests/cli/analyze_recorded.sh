@@ -44,4 +44,23 @@ for rank in (0, 1):
     assert c["count"] == len(sizes) > 0 and c["total_bytes"] == sum(sizes) and c["max_bytes"] == max(sizes), (c, sizes)
 PY
 grep -q "all_reduce" "$work/ddp.txt"
+
+# DLRM sharded over 2 ranks: all_to_all_single leaves only gloo:all_to_all labels in a 1.13
+# ET, and the dense all_reduce runs on a group of its own; meta.json's Python calls say which.
+record --workload dlrm_dist --nproc 2 --out "$work/dlrm" --warmup 1 --iters 2
+"$mimic" analyze "$work/dlrm" --json "$work/dlrm.json" > /dev/null
+"$python" - "$work/dlrm.json" "$work/dlrm" <<'PY'
+import json, sys
+from collections import defaultdict
+d = json.load(open(sys.argv[1]))
+for rank in (0, 1):
+    meta = json.load(open(f"{sys.argv[2]}/rank{rank}/meta.json"))
+    want = defaultdict(lambda: [0, 0])
+    for c in meta["python_collectives"]:
+        op = "all_to_all" if c["op"].startswith("all_to_all") else c["op"]
+        want[(c["pg_name"], op)][0] += 1
+        want[(c["pg_name"], op)][1] += sum(c["in_nelems"]) * 4  # float32
+    got = {(c["pg_name"], c["collective"]): [c["count"], c["total_bytes"]] for c in d["collectives"] if c["rank"] == rank}
+    assert got == dict(want), (rank, got, dict(want))
+PY
 echo "ok"
