@@ -5,9 +5,11 @@
 //
 // The reader decodes the protobuf wire format itself, so each message is
 // also parsed by protobuf's generated code: where both accept a message they
-// must agree on every field (a disagreement is a silently wrong trace). The
-// hand decoder may refuse more than protobuf does (invalid UTF-8 aside, it
-// knows no groups); that is a clear error, not a wrong answer.
+// must agree on every field (a disagreement is a silently wrong trace), and
+// the decoder must not accept a message protobuf refuses (say, a string that
+// is not UTF-8), or mimic would read and write traces Chakra's tools cannot.
+// The hand decoder may refuse more than protobuf does (it knows no groups);
+// that is a clear error, not a wrong answer.
 #include <google/protobuf/stubs/logging.h>
 
 #include <cstdint>
@@ -131,12 +133,35 @@ void compare_io(const mimic::ChakraIoView& w, bool has, const ChakraProtoMsg::IO
         broken("IOInfo text differs from protobuf's", 0);
 }
 
+// Whether the reader takes every *List payload of the attrs, which the
+// decoder leaves to it and protobuf parses with the message.
+bool lists_decode(const std::vector<mimic::ChakraAttrView>& attrs) {
+    for (const mimic::ChakraAttrView& a : attrs) {
+        if (a.field < AttributeProto::kDoubleList || a.field % 2 != 0) continue;
+        std::vector<std::string_view> s;
+        std::vector<uint64_t> v;
+        const bool ok = a.field == AttributeProto::kStringList || a.field == AttributeProto::kBytesList
+                            ? mimic::decode_attr_list_bytes(a, s)
+                            : mimic::decode_attr_list_scalars(a, element_wire_type(a.field), v);
+        if (!ok) return false;
+    }
+    return true;
+}
+
+// Whether the two parsers agree on accepting a message; true when both accept.
+bool both_accept(bool protobuf_ok, bool decoder_ok, const mimic::ChakraWireError& error) {
+    if (decoder_ok && !protobuf_ok) broken("the decoder accepts a message protobuf refuses", 0);
+    if (!decoder_ok && protobuf_ok && error.offset >= 0) broken("the decoder refuses a string protobuf reads", 0);
+    return protobuf_ok && decoder_ok;  // else the decoder is stricter: a clear error
+}
+
 void compare_node(std::string_view bytes) {
     ChakraProtoMsg::Node p;
-    if (!p.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return;
+    const bool protobuf_ok = p.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
     mimic::ChakraNodeView w;
-    std::string error;
-    if (!mimic::decode_chakra_node(bytes, w, error)) return;  // stricter: a clear error
+    mimic::ChakraWireError error;
+    const bool decoder_ok = mimic::decode_chakra_node(bytes, w, error) && lists_decode(w.attrs);
+    if (!both_accept(protobuf_ok, decoder_ok, error)) return;
     if (w.id != p.id() || w.name != p.name() || w.type != static_cast<int32_t>(p.type()) ||
         w.start_time_micros != p.start_time_micros() || w.duration_micros != p.duration_micros())
         broken("node scalar field differs from protobuf's", w.id);
@@ -154,10 +179,11 @@ void compare_node(std::string_view bytes) {
 
 void compare_metadata(std::string_view bytes) {
     ChakraProtoMsg::GlobalMetadata p;
-    if (!p.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return;
+    const bool protobuf_ok = p.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
     mimic::ChakraMetadataView w;
-    std::string error;
-    if (!mimic::decode_chakra_metadata(bytes, w, error)) return;
+    mimic::ChakraWireError error;
+    const bool decoder_ok = mimic::decode_chakra_metadata(bytes, w, error) && lists_decode(w.attrs);
+    if (!both_accept(protobuf_ok, decoder_ok, error)) return;
     if (w.version != p.version()) broken("metadata version differs from protobuf's", 0);
     if (w.attrs.size() != static_cast<size_t>(p.attr_size())) broken("metadata attr count differs from protobuf's", 0);
     for (size_t i = 0; i < w.attrs.size(); ++i) compare_attr(w.attrs[i], p.attr(static_cast<int>(i)));

@@ -194,6 +194,16 @@ void check_dependencies(Trace& trace, size_t self_deps) {
         trace.warn(std::to_string(self_deps) + " dependencies of a node on itself (a simulator would wait forever)");
 }
 
+// A message that does not decode: the offset of its length prefix and its
+// kind, or, for a string that is not UTF-8, the offset of the bad byte (the
+// message ends where the reader stands) and the field.
+ErrorLocation where(const ChakraFrameReader& frames, int64_t node_id, uint64_t prefix_offset, std::string_view message,
+                    const char* kind, const ChakraWireError& error) {
+    if (error.offset < 0) return {frames.path(), node_id, static_cast<int64_t>(prefix_offset), kind};
+    const uint64_t message_offset = frames.position() - message.size();
+    return {frames.path(), node_id, static_cast<int64_t>(message_offset) + error.offset, error.field};
+}
+
 // Sizes the columns from the file size, generously (fewer bytes per entry
 // than real traces use), so they do not grow by copying: reserved capacity
 // that is never touched costs address space, not memory. Past 256 MiB of
@@ -223,12 +233,12 @@ Trace read_chakra(const std::string& path, const ChakraReadOptions& options) {
     std::string_view bytes;
     uint64_t offset = 0;
     if (!frames.next(bytes, offset)) fail({path, -1, 0, ""}, "empty file: a Chakra trace starts with a GlobalMetadata message");
-    std::string error;
+    ChakraWireError error;
     ChakraMetadataView meta;
-    if (!decode_chakra_metadata(bytes, meta, error) || (error = "bad attr list", !read_metadata(trace, meta)))
-        fail({path, -1, static_cast<int64_t>(offset), "GlobalMetadata"},
+    if (!decode_chakra_metadata(bytes, meta, error) || (error.what = "bad attr list", !read_metadata(trace, meta)))
+        fail(where(frames, -1, offset, bytes, "GlobalMetadata", error),
              "message 0 (" + std::to_string(bytes.size()) +
-                 " bytes) does not parse as ChakraProtoMsg.GlobalMetadata: " + error);
+                 " bytes) does not parse as ChakraProtoMsg.GlobalMetadata: " + error.what);
 
     std::optional<Progress> progress;
     if (options.progress) progress.emplace("reading " + std::filesystem::path(path).filename().string(), frames.file_size());
@@ -241,10 +251,10 @@ Trace read_chakra(const std::string& path, const ChakraReadOptions& options) {
         if (bytes.empty())
             fail({path, -1, static_cast<int64_t>(offset), "Node"},
                  "message " + std::to_string(index) + " is empty (0 bytes): not a Chakra node");
-        if (!decode_chakra_node(bytes, msg, error) || (error = "bad attr list", !converter.add(msg)))
-            fail({path, msg.id ? static_cast<int64_t>(msg.id) : -1, static_cast<int64_t>(offset), "Node"},
+        if (!decode_chakra_node(bytes, msg, error) || (error.what = "bad attr list", !converter.add(msg)))
+            fail(where(frames, msg.id ? static_cast<int64_t>(msg.id) : -1, offset, bytes, "Node", error),
                  "message " + std::to_string(index) + " (" + std::to_string(bytes.size()) +
-                     " bytes) does not parse as ChakraProtoMsg.Node: " + error);
+                     " bytes) does not parse as ChakraProtoMsg.Node: " + error.what);
         if (progress && (index & 0xffff) == 0) progress->update(frames.file_position());
         ++index;
     }

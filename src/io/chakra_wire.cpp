@@ -1,6 +1,9 @@
 #include "io/chakra_wire.h"
 
+#include <cstdio>
 #include <cstring>
+
+#include "support/utf8.h"
 
 namespace mimic {
 
@@ -34,6 +37,16 @@ public:
         }
         return false;  // more than 10 bytes
     }
+    // A field tag as protobuf reads one: a varint of at most 5 bytes below
+    // 2^32, and field number 0 is no field (protobuf refuses the message).
+    bool tag(uint64_t& t) {
+        if (p_ < end_ && *p_ < 0x80) {
+            t = *p_++;
+            return t >= 8;
+        }
+        const uint8_t* start = p_;
+        return varint(t) && p_ - start <= 5 && t <= UINT32_MAX && t >= 8;
+    }
     bool fixed(int bytes, uint64_t& v) {
         if (end_ - p_ < bytes) return false;
         v = 0;
@@ -66,10 +79,48 @@ private:
     const uint8_t* end_;
 };
 
-bool fail_at(std::string& error, const Wire& w, const char* what) {
-    error = std::string(what) + " at byte " + std::to_string(w.offset()) + " of the message";
+bool fail_at(ChakraWireError& error, const Wire& w, const char* what) {
+    if (error.offset >= 0) return false;  // invalid UTF-8 inside, already described
+    error.what = std::string(what) + " at byte " + std::to_string(w.offset()) + " of the message";
     return false;
 }
+
+// Checks that the string fields of one message are UTF-8, as protobuf does
+// when it parses them; on the first that is not, records the field and the
+// bad byte's place in the message. Without an error to fill (format
+// detection, which looks at structure only) it checks nothing.
+class TextCheck {
+public:
+    TextCheck(std::string_view message, ChakraWireError* error) : message_(message.data()), error_(error) {}
+
+    // `name` is the field; `parent`/`index` its enclosing field, e.g. attr[2].
+    bool ok(std::string_view text, const char* name, const char* parent = nullptr, int index = -1) {
+        if (!error_) return true;
+        const size_t bad = find_invalid_utf8(text);
+        return bad == std::string_view::npos || record(text, bad, name, parent, index);
+    }
+
+private:
+    bool record(std::string_view text, size_t bad, const char* name, const char* parent, int index) {
+        std::string field;
+        if (parent) {
+            field = parent;
+            if (index >= 0) field += "[" + std::to_string(index) + "]";
+            field += ".";
+        }
+        field += name;
+        error_->offset = text.data() + bad - message_;
+        char byte[8];
+        std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(text[bad]));
+        error_->what = "string field " + field + " is not valid UTF-8 (byte " + byte + " at byte " +
+                       std::to_string(error_->offset) + " of the message), which protobuf refuses";
+        error_->field = std::move(field);
+        return false;
+    }
+
+    const char* message_;
+    ChakraWireError* error_;
+};
 
 // Repeated uint64: packed (one length-delimited run) or one varint per tag.
 bool repeated_varints(Wire& w, int wire_type, std::vector<uint64_t>& out) {
@@ -90,16 +141,18 @@ bool repeated_varints(Wire& w, int wire_type, std::vector<uint64_t>& out) {
     return true;
 }
 
-bool decode_io(std::string_view data, ChakraIoView& io, bool& unknown) {
+// `side` is "inputs" or "outputs", to name a field in an error.
+bool decode_io(std::string_view data, ChakraIoView& io, bool& unknown, TextCheck& text, const char* side) {
+    static constexpr const char* kNames[] = {"", "values", "shapes", "types"};
     io.present = true;
     Wire w(data);
     while (!w.done()) {
         uint64_t tag;
-        if (!w.varint(tag)) return false;
+        if (!w.tag(tag)) return false;
         const int field = static_cast<int>(tag >> 3), wt = static_cast<int>(tag & 7);
         std::string_view* target = field == 1 ? &io.values : field == 2 ? &io.shapes : field == 3 ? &io.types : nullptr;
         if (target && wt == kLength) {
-            if (!w.bytes(*target)) return false;
+            if (!w.bytes(*target) || !text.ok(*target, kNames[field], side)) return false;
         } else {
             unknown = true;
             if (!w.skip(wt)) return false;
@@ -120,15 +173,47 @@ int oneof_wire_type(int field) {
     }
 }
 
-bool decode_attr(std::string_view data, ChakraAttrView& a, bool& unknown) {
+constexpr int kStringVal = 29, kStringList = 30, kBytesList = 32;
+
+// The values of a string_list payload, checked as protobuf checks them when
+// it parses the list (bytes_list values are not text).
+bool string_list_ok(std::string_view list, TextCheck& text, int index) {
+    Wire w(list);
+    while (!w.done()) {
+        uint64_t tag;
+        if (!w.tag(tag)) return false;
+        std::string_view value;
+        if (tag == ((1 << 3) | kLength)) {
+            if (!w.bytes(value) || !text.ok(value, "string_list", "attr", index)) return false;
+        } else if (!w.skip(static_cast<int>(tag & 7))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// A *List payload that a later oneof field replaces is dropped here, but
+// protobuf parsed it and refuses the message if it is malformed; so must we.
+// (A list that stays is decoded, as strictly, when the attr is read.)
+bool replaced_list_ok(const ChakraAttrView& a) {
+    if (a.field < 4 || a.field % 2 != 0) return true;
+    std::vector<std::string_view> strings;
+    std::vector<uint64_t> scalars;
+    return a.field == kStringList || a.field == kBytesList
+               ? decode_attr_list_bytes(a, strings)
+               : decode_attr_list_scalars(a, oneof_wire_type(a.field - 1), scalars);
+}
+
+// `index` is the attr's place in its message, to name a field in an error.
+bool decode_attr(std::string_view data, ChakraAttrView& a, bool& unknown, TextCheck& text, int index) {
     a = ChakraAttrView{};
     Wire w(data);
     while (!w.done()) {
         uint64_t tag;
-        if (!w.varint(tag)) return false;
+        if (!w.tag(tag)) return false;
         const int field = static_cast<int>(tag >> 3), wt = static_cast<int>(tag & 7);
         if (field == 1 && wt == kLength) {
-            if (!w.bytes(a.name)) return false;
+            if (!w.bytes(a.name) || !text.ok(a.name, "name", "attr", index)) return false;
             continue;
         }
         if (field >= 3 && field <= 32 && wt == oneof_wire_type(field)) {
@@ -138,9 +223,11 @@ bool decode_attr(std::string_view data, ChakraAttrView& a, bool& unknown) {
             if (list_again) {
                 std::string_view more;
                 if (!w.bytes(more)) return false;
+                if (field == kStringList && !string_list_ok(more, text, index)) return false;
                 a.merged.push_back(more);
                 continue;
             }
+            if (!replaced_list_ok(a)) return false;
             a.field = field;
             a.wire_type = wt;
             a.bytes = {};
@@ -152,41 +239,54 @@ bool decode_attr(std::string_view data, ChakraAttrView& a, bool& unknown) {
                       : wt == kLength ? w.bytes(a.bytes)
                                       : false;
             if (!ok) return false;
+            // A string a later oneof field replaces is still checked, as protobuf does.
+            if (field == kStringVal && !text.ok(a.bytes, "string_val", "attr", index)) return false;
+            if (field == kStringList && !string_list_ok(a.bytes, text, index)) return false;
             continue;
         }
-        if (!(field == 2 && wt == kLength)) unknown = true;  // doc_string is known, and dropped
+        if (field == 2 && wt == kLength) {  // doc_string: known, checked, and dropped
+            std::string_view doc;
+            if (!w.bytes(doc) || !text.ok(doc, "doc_string", "attr", index)) return false;
+            continue;
+        }
+        unknown = true;
         if (!w.skip(wt)) return false;
     }
     return true;
 }
 
-}  // namespace
-
-bool decode_chakra_metadata(std::string_view message, ChakraMetadataView& out, std::string& error) {
+// Decoders with the UTF-8 check on (`error` given) or off (format detection).
+bool decode_metadata(std::string_view message, ChakraMetadataView& out, ChakraWireError& error, bool check_text) {
+    error = ChakraWireError{};
+    TextCheck text(message, check_text ? &error : nullptr);
     out.version = {};
     out.attrs.clear();
     out.unknown_fields = false;
     Wire w(message);
     while (!w.done()) {
         uint64_t tag;
-        if (!w.varint(tag)) return fail_at(error, w, "bad field tag");
+        if (!w.tag(tag)) return fail_at(error, w, "bad field tag");
         const int field = static_cast<int>(tag >> 3), wt = static_cast<int>(tag & 7);
         std::string_view bytes;
         if (field == 1 && wt == kLength) {
             if (!w.bytes(out.version)) return fail_at(error, w, "version runs past the end");
+            if (!text.ok(out.version, "version")) return false;
         } else if (field == 2 && wt == kLength) {
             out.attrs.emplace_back();
-            if (!w.bytes(bytes) || !decode_attr(bytes, out.attrs.back(), out.unknown_fields))
+            if (!w.bytes(bytes) ||
+                !decode_attr(bytes, out.attrs.back(), out.unknown_fields, text, static_cast<int>(out.attrs.size() - 1)))
                 return fail_at(error, w, "bad attr");
         } else {
             out.unknown_fields = true;
-            if (field == 0 || !w.skip(wt)) return fail_at(error, w, "bad field");
+            if (!w.skip(wt)) return fail_at(error, w, "bad field");
         }
     }
     return true;
 }
 
-bool decode_chakra_node(std::string_view message, ChakraNodeView& out, std::string& error) {
+bool decode_node(std::string_view message, ChakraNodeView& out, ChakraWireError& error, bool check_text) {
+    if (error.offset >= 0 || !error.what.empty()) error = ChakraWireError{};
+    TextCheck text(message, check_text ? &error : nullptr);
     out.id = 0;
     out.name = {};
     out.type = 0;
@@ -199,7 +299,7 @@ bool decode_chakra_node(std::string_view message, ChakraNodeView& out, std::stri
     Wire w(message);
     while (!w.done()) {
         uint64_t tag;
-        if (!w.varint(tag)) return fail_at(error, w, "bad field tag");
+        if (!w.tag(tag)) return fail_at(error, w, "bad field tag");
         const int field = static_cast<int>(tag >> 3), wt = static_cast<int>(tag & 7);
         uint64_t v = 0;
         std::string_view bytes;
@@ -218,6 +318,7 @@ bool decode_chakra_node(std::string_view message, ChakraNodeView& out, std::stri
             case 2:
                 if (wt != kLength) break;
                 if (!w.bytes(out.name)) return fail_at(error, w, "name runs past the end");
+                if (!text.ok(out.name, "name")) return false;
                 continue;
             case 4:
             case 5:
@@ -229,29 +330,41 @@ bool decode_chakra_node(std::string_view message, ChakraNodeView& out, std::stri
             case 9:
                 if (wt != kLength) break;
                 // A repeated occurrence of a message field merges; the last text of each wins.
-                if (!w.bytes(bytes) || !decode_io(bytes, field == 8 ? out.inputs : out.outputs, out.unknown_fields))
+                if (!w.bytes(bytes) || !decode_io(bytes, field == 8 ? out.inputs : out.outputs, out.unknown_fields, text,
+                                                  field == 8 ? "inputs" : "outputs"))
                     return fail_at(error, w, field == 8 ? "bad inputs" : "bad outputs");
                 continue;
             case 10:
                 if (wt != kLength) break;
                 out.attrs.emplace_back();
-                if (!w.bytes(bytes) || !decode_attr(bytes, out.attrs.back(), out.unknown_fields))
+                if (!w.bytes(bytes) || !decode_attr(bytes, out.attrs.back(), out.unknown_fields, text,
+                                                    static_cast<int>(out.attrs.size() - 1)))
                     return fail_at(error, w, "bad attr");
                 continue;
             default:
                 break;
         }
         out.unknown_fields = true;
-        if (field == 0 || !w.skip(wt)) return fail_at(error, w, "bad field");
+        if (!w.skip(wt)) return fail_at(error, w, "bad field");
     }
     return true;
+}
+
+}  // namespace
+
+bool decode_chakra_metadata(std::string_view message, ChakraMetadataView& out, ChakraWireError& error) {
+    return decode_metadata(message, out, error, true);
+}
+
+bool decode_chakra_node(std::string_view message, ChakraNodeView& out, ChakraWireError& error) {
+    return decode_node(message, out, error, true);
 }
 
 bool decode_list_scalars(std::string_view list, int wire_type, std::vector<uint64_t>& out) {
     Wire w(list);
     while (!w.done()) {
         uint64_t tag, v;
-        if (!w.varint(tag)) return false;
+        if (!w.tag(tag)) return false;
         const int field = static_cast<int>(tag >> 3), wt = static_cast<int>(tag & 7);
         if (field != 1) {
             if (!w.skip(wt)) return false;
@@ -280,7 +393,7 @@ bool decode_list_bytes(std::string_view list, std::vector<std::string_view>& out
     Wire w(list);
     while (!w.done()) {
         uint64_t tag;
-        if (!w.varint(tag)) return false;
+        if (!w.tag(tag)) return false;
         const int field = static_cast<int>(tag >> 3), wt = static_cast<int>(tag & 7);
         if (field == 1 && wt == kLength) {
             std::string_view s;
@@ -321,19 +434,21 @@ bool looks_like_chakra(std::string_view head) {
             std::string_view field;
             if (!w.bytes(field)) return true;  // cut inside the field
             ChakraAttrView attr;
-            if (tag == 0x12 && (!decode_attr(field, attr, unknown) || unknown)) return false;
+            TextCheck structure_only({}, nullptr);
+            if (tag == 0x12 && (!decode_attr(field, attr, unknown, structure_only, 0) || unknown)) return false;
         }
         return true;
     }
-    std::string error;
+    // Structure only: a string that is not UTF-8 is the reader's to report, naming its place.
+    ChakraWireError error;
     ChakraMetadataView meta;
-    if (!decode_chakra_metadata(message, meta, error) || meta.unknown_fields) return false;
+    if (!decode_metadata(message, meta, error, false) || meta.unknown_fields) return false;
     if (pos == head.size()) return true;  // metadata only, or a head cut right after it
     const size_t frame = pos;
     if (!next_frame(message, whole)) return head.size() - frame < 10;  // a prefix cut by the end of the head
     if (!whole) return true;  // the first node does not fit in the head
     ChakraNodeView node;
-    return decode_chakra_node(message, node, error) && !node.unknown_fields;
+    return decode_node(message, node, error, false) && !node.unknown_fields;
 }
 
 bool decode_attr_list_scalars(const ChakraAttrView& a, int wire_type, std::vector<uint64_t>& out) {

@@ -1,11 +1,13 @@
 // A zero-copy decoder for Chakra Node messages, the reader's hot path.
 // protobuf's generated parser copies every string into the message and
 // checks it for UTF-8; for traces of millions of nodes whose bytes are mostly
-// IOInfo text, reading views into the input instead is several times faster.
-// It follows the protobuf wire format (unknown fields skipped, repeated
-// scalars packed or not, the last of a oneof wins) and reports malformed
-// input with its offset inside the message. Tests check it against protobuf's
-// own parser on the real traces.
+// IOInfo text, reading views into the input instead (checking the UTF-8 of
+// the string fields in place) is several times faster. It follows the
+// protobuf wire format (unknown fields skipped, repeated scalars packed or
+// not, the last of a oneof wins), refuses what protobuf refuses (field 0,
+// overlong tags, strings that are not UTF-8), and reports malformed input
+// with its offset inside the message. Tests and the fuzzer check it against
+// protobuf's own parser.
 #pragma once
 
 #include <cstdint>
@@ -54,7 +56,17 @@ struct ChakraMetadataView {
     bool unknown_fields = false;  // fields this schema does not have were skipped
 };
 
-bool decode_chakra_metadata(std::string_view message, ChakraMetadataView& out, std::string& error);
+// Why a message did not decode. protobuf refuses a string field that is not
+// valid UTF-8 (bytes fields may hold anything), and so does this decoder, so
+// that no trace it reads is one protobuf's parser, and Chakra's tools, refuse;
+// such an error also names the field and the byte where the bad text starts.
+struct ChakraWireError {
+    std::string what;    // with the byte inside the message where it went wrong
+    std::string field;   // for invalid UTF-8: "name", "inputs.values", "attr[2].string_val", ...
+    int64_t offset = -1; // for invalid UTF-8: its first bad byte, from the start of the message
+};
+
+bool decode_chakra_metadata(std::string_view message, ChakraMetadataView& out, ChakraWireError& error);
 
 // True when `head` (the first bytes of a file, gzip undone) reads as a
 // Chakra stream: a length prefix and a GlobalMetadata of known fields only,
@@ -65,7 +77,7 @@ bool looks_like_chakra(std::string_view head);
 
 // Decodes `message` into `out` (whose vectors are reused). Returns false and
 // sets `error` (with the offset inside the message) on malformed input.
-bool decode_chakra_node(std::string_view message, ChakraNodeView& out, std::string& error);
+bool decode_chakra_node(std::string_view message, ChakraNodeView& out, ChakraWireError& error);
 
 // The values of a *List attribute payload (field 1, packed or not), appended
 // to `out`: raw bits of each scalar, whose wire type is `wire_type` (0

@@ -4,39 +4,10 @@
 #include <cmath>
 
 #include "support/error.h"
+#include "support/utf8.h"
 
 namespace mimic {
 namespace {
-
-// Length of the valid UTF-8 sequence starting at s[i], or 0 if it is not one
-// (overlong forms, surrogates and code points past U+10FFFF are invalid).
-size_t utf8_sequence_length(std::string_view s, size_t i) {
-    const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-    const unsigned char c = byte(i);
-    if (c < 0x80) return 1;
-    size_t len = 0;
-    uint32_t cp = 0;
-    if ((c & 0xE0) == 0xC0) {
-        len = 2;
-        cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-        len = 3;
-        cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (i + len > s.size()) return 0;
-    for (size_t k = 1; k < len; ++k) {
-        if ((byte(i + k) & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (byte(i + k) & 0x3F);
-    }
-    static constexpr uint32_t kMinForLength[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kMinForLength[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    return len;
-}
 
 void append_escaped(std::string& out, std::string_view s) {
     static constexpr char kHex[] = "0123456789abcdef";

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <functional>
 #include <initializer_list>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -521,6 +522,29 @@ TEST(ChakraBadInput, MessageThatDoesNotParse) {
     std::string garbage = "\x0a\xff\xff\xff\x0f";  // field 1 claims 4 GB inside a 5-byte message
     std::string path = write_file("garbage.0.et", chakra_metadata() + varint(garbage.size()) + garbage);
     expect_error([&] { load_chakra(path); }, {"garbage.0.et", "byte " + std::to_string(chakra_metadata().size()), "Node"});
+}
+
+// What protobuf's parser refuses, the reader's own decoder refuses too (else
+// mimic would read, and write back, traces Chakra's tools cannot): field
+// number 0 anywhere, and tags longer than 5 bytes or past 32 bits.
+TEST(ChakraBadInput, TagsProtobufRefusesAreRefused) {
+    google::protobuf::SetLogHandler(nullptr);
+    const std::string nodes[] = {
+        std::string("\x08\x01\x00\x01", 4),              // a node's field 0
+        std::string("\x52\x02\x00\x01", 4),              // an attr's
+        std::string("\x42\x02\x00\x01", 4),              // an IOInfo's
+        std::string("\x52\x04\x52\x02\x00\x01", 6),      // an int64_list's
+        std::string("\x52\x06\x52\x02\x00\x01\x48\x05", 8),  // ... replaced by an int64_val
+        std::string("\x88\x80\x80\x80\x80\x00\x05", 7),  // the id's tag in 6 bytes
+        std::string("\x80\x80\x80\x80\x10\x05", 6),      // a tag of 2^32
+    };
+    for (size_t i = 0; i < std::size(nodes); ++i) {
+        SCOPED_TRACE(i);
+        EXPECT_FALSE(ChakraProtoMsg::Node().ParseFromString(nodes[i])) << "the test's premise";
+        const std::string name = "tag" + std::to_string(i) + ".0.et";
+        const std::string path = write_file(name, chakra_metadata() + varint(nodes[i].size()) + nodes[i]);
+        expect_error([&] { load_chakra(path); }, {name, "ChakraProtoMsg.Node"});
+    }
 }
 
 TEST(ChakraBadInput, TruncatedGzip) {

@@ -85,11 +85,11 @@ TEST_P(SharedChakra, ZeroCopyDecoderAgreesWithProtobuf) {
     MIMIC_REQUIRE_TRACE(rel);
     const std::vector<std::string> messages = messages_of(testing::trace_path(rel));
     ChakraNodeView view;
-    std::string error;
+    ChakraWireError error;
     for (size_t i = 1; i < messages.size(); ++i) {
         ChakraProtoMsg::Node pb;
         ASSERT_TRUE(pb.ParseFromString(messages[i]));
-        ASSERT_TRUE(decode_chakra_node(messages[i], view, error)) << error;
+        ASSERT_TRUE(decode_chakra_node(messages[i], view, error)) << error.what;
         EXPECT_EQ(view.id, pb.id());
         EXPECT_EQ(view.name, pb.name());
         EXPECT_EQ(view.type, static_cast<int32_t>(pb.type()));
