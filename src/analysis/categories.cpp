@@ -97,9 +97,10 @@ std::vector<NodeClass> classify_nodes(const Trace& trace) {
         }
         const std::string_view name = trace.name(node);
         const bool async_label =
-            node.op_schema.value == 0 && (starts_with(name, "nccl:") || starts_with(name, "gloo:"));
+            node.op_schema.value == 0 && starts_with(name, "gloo:");
+        const bool c10d_op = node.kind == NodeKind::Operator && starts_with(name, "c10d::");
         out.push_back({categorize(node.kind, node.chakra_type, name, trace.str(node.op_schema), backend, cpu), !cpu,
-                       async_label});
+                       async_label, c10d_op});
     }
     return out;
 }

@@ -258,7 +258,9 @@ std::vector<ScheduledCollective> schedule_collectives(const Trace& trace, const 
     for (NodeIndex n : order) {
         const std::string_view name = reader.name(n);
         if (reader.is_c10d_op(n)) {
-            if (reader.inside_call(n)) continue;
+            // Every c10d op is a call of its own, even one the ET files under
+            // another: 1.13's observer sometimes leaves a c10d op "open" and
+            // files later ops, DDP's next bucket included, below it.
             out.push_back(reader.c10d_call(n));
             if (out.back().kind != CommKind::Wait) ++labels_owed[slot(out.back())];
         } else if (name == "record_param_comms") {

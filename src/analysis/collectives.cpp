@@ -248,9 +248,13 @@ std::vector<CollectiveCall> find_collectives(const Trace& trace, const std::vect
             CollectiveCall c;
             if (reader.read_param_comms(n, c)) calls.push_back(std::move(c));
         } else if (is_c10d_op(trace, node) && !described[n.value]) {
-            // A c10d:: op inside another communication op is part of that call.
+            // A c10d:: op inside another communication op is part of that call,
+            // unless that op is a c10d op too: 1.13's observer files DDP's next
+            // bucket under the previous one at times (see op_nesting).
             const NodeIndex owner = nesting.top_level_owner[n.value];
-            if (owner != n && owner != kNoNode && classes[owner.value].category == OpCategory::Communication) continue;
+            if (owner != n && owner != kNoNode && classes[owner.value].category == OpCategory::Communication &&
+                !classes[owner.value].c10d_op)
+                continue;
             CollectiveCall c = reader.read_dispatcher_op(n);
             named_group(c);
             if (c.collective.find("wait") == std::string::npos) calls.push_back(std::move(c));

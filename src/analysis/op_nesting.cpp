@@ -27,6 +27,7 @@ OpNesting compute_op_nesting(const Trace& trace, const std::vector<NodeClass>& c
     OpNesting out;
     out.order = parents_first_order(trace);
     out.top_level_owner.assign(trace.nodes.size(), kNoNode);
+    std::vector<uint8_t> under_gloo(trace.nodes.size(), 0);  // a gloo:* label is among the ancestors
     // A Chakra node's ctrl_deps are ordering edges (the previous op on the
     // thread, the launch before a kernel), not "runs inside": its nodes are flat
     // and each duration is the node's own.
@@ -38,7 +39,18 @@ OpNesting compute_op_nesting(const Trace& trace, const std::vector<NodeClass>& c
         }
         const NodeIndex parent = trace.parent_of(i);
         NodeIndex inherited = parent == kNoNode ? kNoNode : out.top_level_owner[parent.value];
-        if (inherited == parent && parent != kNoNode && classes[parent.value].async_label) inherited = kNoNode;
+        // What the ET files under an async gloo:*/nccl:* label is not its work
+        // (see NodeClass::async_label).
+        if (parent != kNoNode && classes[parent.value].async_label) inherited = kNoNode;
+        // A label or autograd wrapper below a c10d op, or below an op under a
+        // gloo:* label, was misfiled there by 1.13's observer (see
+        // replay/op_selection), and so is everything below it.
+        under_gloo[i.value] = parent != kNoNode && (under_gloo[parent.value] || classes[parent.value].async_label);
+        const NodeKind kind = trace.nodes[i.value].kind;
+        if (inherited != kNoNode && (kind == NodeKind::Label || kind == NodeKind::Autograd) &&
+            classes[i.value].category != OpCategory::Communication &&
+            (classes[inherited.value].c10d_op || under_gloo[inherited.value]))
+            inherited = kNoNode;
         if (inherited != kNoNode)
             out.top_level_owner[i.value] = inherited;
         else if (classes[i.value].is_host_operator())

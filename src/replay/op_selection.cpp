@@ -19,9 +19,29 @@ std::vector<NodeIndex> iteration_labels(const Trace& trace) {
     return labels;
 }
 
-bool has_operator_ancestor(const Trace& trace, NodeIndex i) {
+bool under_gloo_label(const Trace& trace, NodeIndex i) {
     for (NodeIndex p = trace.parent_of(i); p != kNoNode; p = trace.parent_of(p))
-        if (trace.nodes[p.value].kind == NodeKind::Operator) return true;
+        if (trace.name(trace.nodes[p.value]).rfind("gloo:", 0) == 0) return true;
+    return false;
+}
+
+// 1.13's observer misfiles ops around an async Gloo collective: the
+// gloo:* label ends on Gloo's worker thread, the observer's stack of open
+// ops goes out of step, and the caller's next ops land below an op that has
+// ended (the c10d op, even a leaf like aten::as_strided). The sign: a label
+// or autograd wrapper below an operator that is a c10d op or sits under a
+// gloo:* label; such an operator is not the ancestor of what is below the
+// label. Elsewhere a label below an operator is real (2.x records "detach"
+// inside aten::detach).
+bool has_operator_ancestor(const Trace& trace, NodeIndex i) {
+    bool crossed_label = false;
+    for (NodeIndex p = trace.parent_of(i); p != kNoNode; p = trace.parent_of(p)) {
+        const Node& n = trace.nodes[p.value];
+        if (n.kind == NodeKind::Label || n.kind == NodeKind::Autograd) crossed_label = true;
+        if (n.kind != NodeKind::Operator) continue;
+        if (crossed_label && (trace.name(n).rfind("c10d::", 0) == 0 || under_gloo_label(trace, p))) return false;
+        return true;
+    }
     return false;
 }
 
