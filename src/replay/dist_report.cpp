@@ -9,7 +9,6 @@
 #include <optional>
 
 #include "analysis/collective_schedule.h"
-#include "support/byte_source.h"
 #include "support/error.h"
 #include "support/json_writer.h"
 
@@ -45,15 +44,15 @@ bool is_comm_name(std::string_view n) {
     return n.rfind("c10d::", 0) == 0 || n.rfind("gloo:", 0) == 0 || n.rfind("nccl:", 0) == 0 || n == "record_param_comms";
 }
 
-RankSummary read_rank(const RankReportFile& f) {
+RankSummary read_rank(const RankReport& f) {
     RankSummary s;
     s.rank = f.rank;
-    s.text = read_whole_file(f.path);
+    s.text = f.json;
     simdjson::dom::parser parser;
     simdjson::padded_string padded(s.text);
     simdjson::dom::object doc;
     if (parser.parse(padded).get_object().get(doc) != simdjson::SUCCESS)
-        fail({f.path, -1, -1, ""}, "rank " + std::to_string(f.rank) + "'s report is not a JSON object");
+        fail({f.source, -1, -1, ""}, "rank " + std::to_string(f.rank) + "'s report is not a JSON object");
     auto num = [&](simdjson::dom::object o, const char* key) -> std::optional<double> {
         double d = 0;
         if (o[key].get_double().get(d) == simdjson::SUCCESS) return d;
@@ -114,9 +113,9 @@ struct CollectiveRow {
 
 }  // namespace
 
-MergedReport merge_rank_reports(const std::vector<RankReportFile>& files) {
+MergedReport merge_rank_reports(const std::vector<RankReport>& files) {
     std::vector<RankSummary> ranks;
-    for (const RankReportFile& f : files) ranks.push_back(read_rank(f));
+    for (const RankReport& f : files) ranks.push_back(read_rank(f));
     const size_t n = ranks.size();
 
     std::map<std::pair<std::string, std::string>, CollectiveRow> rows;

@@ -9,9 +9,10 @@
 
 namespace mimic::replay {
 
-struct RankReportFile {
+struct RankReport {
     int rank = 0;
-    std::string path;  // the rank's --json report
+    std::string source;  // where it came from, for errors: a file, or "the rendezvous store"
+    std::string json;    // the rank's report as `mimic replay --json` writes it
 };
 
 struct MergedReport {
@@ -19,7 +20,7 @@ struct MergedReport {
     std::string text;
 };
 
-// Throws mimic::Error naming the file when a rank's report is missing or malformed.
-MergedReport merge_rank_reports(const std::vector<RankReportFile>& ranks);
+// Throws mimic::Error naming the source when a rank's report is malformed.
+MergedReport merge_rank_reports(const std::vector<RankReport>& ranks);
 
 }  // namespace mimic::replay

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "support/byte_source.h"
 #include "support/error.h"
 #include "support/subprocess.h"
 
@@ -65,7 +66,7 @@ MergedReport launch_local(const LocalLaunch& launch) {
     for (int attempt = 1;; ++attempt) {
         const int port = free_local_port();
         std::vector<ProcessSpec> specs;
-        std::vector<RankReportFile> reports;
+        std::vector<std::string> report_paths;
         for (int r = 0; r < launch.nproc; ++r) {
             ProcessSpec spec;
             spec.argv = launch.argv;
@@ -83,10 +84,15 @@ MergedReport launch_local(const LocalLaunch& launch) {
                                   // c10d's own log lines; its failures reach us as exceptions
                                   {"GLOG_minloglevel", "3"}};
             specs.push_back(std::move(spec));
-            reports.push_back({r, json});
+            report_paths.push_back(json);
         }
         const ProcessGroupResult run = run_process_group(specs, launch.stop_grace_s);
-        if (run.first_failure < 0) return merge_rank_reports(reports);
+        if (run.first_failure < 0) {
+            std::vector<RankReport> reports;
+            for (int r = 0; r < launch.nproc; ++r)
+                reports.push_back({r, report_paths[size_t(r)], read_whole_file(report_paths[size_t(r)])});
+            return merge_rank_reports(reports);
+        }
         const SubprocessResult& failed = run.results[size_t(run.first_failure)];
         if (run.first_failure == 0 && failed.exit_code == kExitPortBusy && attempt < launch.attempts) {
             std::fprintf(stderr, "mimic: port %d was taken; trying another\n", port);

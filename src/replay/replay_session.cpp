@@ -17,7 +17,7 @@
 
 namespace mimic::replay {
 
-ReplayReport run_replay_session(const SessionOptions& o) {
+SessionResult run_replay_session(const SessionOptions& o) {
     const TraceInput& input = o.input;
     if (o.device != "cpu") fail({"", -1, -1, "--device"}, "this libtorch build replays on cpu only");
 
@@ -105,12 +105,22 @@ ReplayReport run_replay_session(const SessionOptions& o) {
     settings.iters = o.iters;
     settings.lazy = o.lazy;
     settings.host_gaps = o.host_gaps;
-    ReplayReport report = make_report(trace, replayer, settings, iteration_ms, meta, gaps);
+    SessionResult result;
+    result.report = make_report(trace, replayer, settings, iteration_ms, meta, gaps);
     if (o.dist) {
-        report.rank = o.dist->rank;
-        report.world_size = o.dist->world_size;
+        result.report.rank = o.dist->rank;
+        result.report.world_size = o.dist->world_size;
     }
-    return report;
+    if (groups && o.gather_reports) {
+        const std::string mine = report_json(result.report);
+        groups->store().set("mimic/report/" + std::to_string(o.dist->rank), std::vector<uint8_t>(mine.begin(), mine.end()));
+        if (o.dist->rank == 0)
+            for (int r = 0; r < o.dist->world_size; ++r)
+                result.rank_reports_json.push_back(groups->read_peer("mimic/report/" + std::to_string(r), r));
+        // Rank 0 serves the store: it leaves last, once it has read every report.
+        groups->barrier();
+    }
+    return result;
 }
 
 }  // namespace mimic::replay

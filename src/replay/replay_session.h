@@ -29,11 +29,19 @@ struct SessionOptions {
     int iters = 5;
     std::string record_replay;  // "" = do not record
     std::optional<DistOptions> dist;
+    // A rank started by a cluster launcher: every rank hands its report to
+    // rank 0 through the rendezvous store, and rank 0 returns them all.
+    bool gather_reports = false;
+};
+
+struct SessionResult {
+    ReplayReport report;
+    std::vector<std::string> rank_reports_json;  // rank 0 with gather_reports: every rank's, in rank order
 };
 
 // Throws mimic::Error when the trace cannot be replayed at all, a rank
 // cannot join, the ranks' calls differ, or a collective fails.
-ReplayReport run_replay_session(const SessionOptions& options);
+SessionResult run_replay_session(const SessionOptions& options);
 
 // Thrown when rank 0 cannot serve the rendezvous on its port (taken by
 // another program): a local launcher picks another port and starts again.

@@ -85,10 +85,16 @@ for r in 0 1; do
 done
 wait %1 || fail "launcher-env rank 0 failed: $(cat "$work/env0.txt")"
 wait %2 || fail "launcher-env rank 1 failed: $(cat "$work/env1.txt")"
-for r in 0 1; do
-    "$python" -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['rank']==$r and d['world_size']==2 and d['collectives_replayed']==d['collectives_total']>0, d" "$work/env$r.json" \
-        || fail "launcher-env rank $r report"
-done
+# Rank 0 prints and writes the merged report of both ranks; rank 1 says so.
+"$python" -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['world_size'] == 2 and [r['rank'] for r in d['ranks']] == [0, 1], d['world_size']
+assert all(r['world_size'] == 2 and r['collectives_replayed'] == r['collectives_total'] > 0 for r in d['ranks'])
+assert d['summary']['collective_coverage_pct'] == 100.0
+" "$work/env0.json" || fail "launcher-env merged report"
+grep -q "replay of 2 ranks" "$work/env0.txt" || fail "launcher-env rank 0 printed no merged report"
+grep -q "rank 1 of 2" "$work/env1.txt" || fail "launcher-env rank 1 output"
 
 # 6. The rendezvous port is taken: a clear error, not a hang.
 "$python" -c "import socket,time; s=socket.socket(); s.bind(('127.0.0.1', $port)); s.listen(); time.sleep(30)" &

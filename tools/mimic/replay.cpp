@@ -11,6 +11,7 @@
 
 #include "command.h"
 #include "io/recording_dir.h"
+#include "replay/dist_report.h"
 #include "replay/local_launch.h"
 #include "replay/replay_session.h"
 #include "support/error.h"
@@ -84,12 +85,21 @@ int run_as_rank(const ReplayArgs& args, const LauncherEnv& env) {
     d.timeout = std::chrono::seconds(args.timeout_s);
     o.dist = d;
     const bool launched_by_us = std::getenv(replay::kLaunchedByMimic) != nullptr;
+    o.gather_reports = !launched_by_us;
     try {
-        replay::ReplayReport report = replay::run_replay_session(o);
+        replay::SessionResult result = replay::run_replay_session(o);
         if (launched_by_us) {
-            write_output(args.json, replay::report_json(report));
+            write_output(args.json, replay::report_json(result.report));
+        } else if (env.rank == 0) {
+            // Under a cluster launcher rank 0 prints the merged report for all ranks.
+            std::vector<replay::RankReport> reports;
+            for (size_t r = 0; r < result.rank_reports_json.size(); ++r)
+                reports.push_back({int(r), "the rendezvous store", result.rank_reports_json[r]});
+            replay::MergedReport merged = replay::merge_rank_reports(reports);
+            if (!args.json.empty()) write_output(args.json, merged.json);
+            if (args.json != "-") std::fwrite(merged.text.data(), 1, merged.text.size(), stdout);
         } else {
-            print_report(args, report);
+            std::printf("rank %d of %d: replayed; rank 0 prints the report\n", env.rank, env.world_size);
         }
     } catch (const replay::PortBusy& e) {
         std::fprintf(stderr, "mimic: error: %s\n", e.what());
@@ -137,7 +147,7 @@ int run(const ReplayArgs& args) {
     std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
     if (args.nproc > 0) return run_local_ranks(args, args.nproc);
     if (inputs.size() > 1) return run_local_ranks(args, int(inputs.size()));
-    print_report(args, replay::run_replay_session(session_options(args, inputs.front())));
+    print_report(args, replay::run_replay_session(session_options(args, inputs.front())).report);
     return 0;
 }
 
