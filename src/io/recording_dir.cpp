@@ -98,6 +98,17 @@ void expand_directory(const fs::path& dir, std::vector<TraceInput>& out) {
              "no trace in this directory (expected et.json.gz, rank subdirectories or trace files)");
 }
 
+// meta.json parsed; `text` must outlive the returned object.
+simdjson::dom::object parse_meta(const std::string& meta_path, simdjson::dom::parser& parser,
+                                 simdjson::padded_string& text) {
+    text = simdjson::padded_string(read_whole_file(meta_path));
+    simdjson::dom::object meta;
+    if (parser.parse(text).get_object().get(meta) != simdjson::SUCCESS) fail({meta_path, -1, -1, ""}, "not a JSON object");
+    return meta;
+}
+
+std::vector<PythonCollective> python_collectives_of(simdjson::dom::object meta, const std::string& meta_path);
+
 }  // namespace
 
 std::vector<TraceInput> expand_trace_inputs(const std::vector<std::string>& paths) {
@@ -115,12 +126,9 @@ std::vector<TraceInput> expand_trace_inputs(const std::vector<std::string>& path
 }
 
 void apply_recording_meta(Trace& trace, const std::string& meta_path) {
-    const std::string text = read_whole_file(meta_path);
     simdjson::dom::parser parser;
-    simdjson::padded_string padded(text);
-    simdjson::dom::object meta;
-    if (parser.parse(padded).get_object().get(meta) != simdjson::SUCCESS)
-        fail({meta_path, -1, -1, ""}, "not a JSON object");
+    simdjson::padded_string text;
+    const simdjson::dom::object meta = parse_meta(meta_path, parser, text);
     auto int_field = [&](std::string_view key, int64_t& out) {
         simdjson::dom::element e;
         if (meta[key].get(e) != simdjson::SUCCESS || e.is_null()) return;
@@ -128,7 +136,7 @@ void apply_recording_meta(Trace& trace, const std::string& meta_path) {
     };
     int_field("rank", trace.rank);
     int_field("world_size", trace.world_size);
-    trace.python_collectives = read_python_collectives(meta_path);
+    trace.python_collectives = python_collectives_of(meta, meta_path);
 
     simdjson::dom::element groups_el;
     if (!trace.process_groups.empty() || meta["process_groups"].get(groups_el) != simdjson::SUCCESS ||
@@ -160,12 +168,14 @@ void apply_recording_meta(Trace& trace, const std::string& meta_path) {
 }
 
 std::vector<PythonCollective> read_python_collectives(const std::string& meta_path) {
-    const std::string text = read_whole_file(meta_path);
     simdjson::dom::parser parser;
-    simdjson::padded_string padded(text);
-    simdjson::dom::object meta;
-    if (parser.parse(padded).get_object().get(meta) != simdjson::SUCCESS)
-        fail({meta_path, -1, -1, ""}, "not a JSON object");
+    simdjson::padded_string text;
+    return python_collectives_of(parse_meta(meta_path, parser, text), meta_path);
+}
+
+namespace {
+
+std::vector<PythonCollective> python_collectives_of(simdjson::dom::object meta, const std::string& meta_path) {
     std::vector<PythonCollective> out;
     simdjson::dom::element calls_el;
     if (meta["python_collectives"].get(calls_el) != simdjson::SUCCESS || calls_el.is_null()) return out;
@@ -201,5 +211,7 @@ std::vector<PythonCollective> read_python_collectives(const std::string& meta_pa
     }
     return out;
 }
+
+}  // namespace
 
 }  // namespace mimic

@@ -68,6 +68,28 @@ private:
     struct sigaction old_quit_ {};
 };
 
+// Starts argv[0] with the overrides on top of our environment; the child
+// gets default SIGINT/SIGQUIT handling even though we ignore them meanwhile.
+// Returns the error number of posix_spawn (0 on success).
+int spawn_child(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env_overrides,
+                pid_t& pid) {
+    std::vector<std::string> args = argv;
+    std::vector<std::string> env = merged_environment(env_overrides);
+    std::vector<char*> c_args = c_strings(args);
+    std::vector<char*> c_env = c_strings(env);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGQUIT);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+    const int rc = posix_spawn(&pid, argv[0].c_str(), nullptr, &attr, c_args.data(), c_env.data());
+    posix_spawnattr_destroy(&attr);
+    return rc;
+}
+
 }  // namespace
 
 bool is_executable_file(const std::string& path) {
@@ -78,25 +100,9 @@ bool is_executable_file(const std::string& path) {
 SubprocessResult run_subprocess(const std::vector<std::string>& argv,
                                 const std::vector<std::pair<std::string, std::string>>& env_overrides) {
     if (argv.empty()) fail({}, "run_subprocess: no program given");
-    std::vector<std::string> args = argv;
-    std::vector<std::string> env = merged_environment(env_overrides);
-    std::vector<char*> c_args = c_strings(args);
-    std::vector<char*> c_env = c_strings(env);
-
-    // The child gets default SIGINT/SIGQUIT handling even though we ignore them meanwhile.
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t defaults;
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGINT);
-    sigaddset(&defaults, SIGQUIT);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-
     IgnoreInterrupts ignore;
     pid_t pid = 0;
-    const int rc = posix_spawn(&pid, argv[0].c_str(), nullptr, &attr, c_args.data(), c_env.data());
-    posix_spawnattr_destroy(&attr);
+    const int rc = spawn_child(argv, env_overrides, pid);
     if (rc != 0) fail({argv[0], -1, -1, ""}, std::string("cannot start: ") + std::strerror(rc));
 
     int status = 0;
@@ -129,21 +135,8 @@ ProcessGroupResult run_process_group(const std::vector<ProcessSpec>& specs, doub
     IgnoreInterrupts ignore;
     for (const ProcessSpec& spec : specs) {
         if (spec.argv.empty()) fail({}, "run_process_group: no program given");
-        std::vector<std::string> args = spec.argv;
-        std::vector<std::string> env = merged_environment(spec.env_overrides);
-        std::vector<char*> c_args = c_strings(args);
-        std::vector<char*> c_env = c_strings(env);
-        posix_spawnattr_t attr;
-        posix_spawnattr_init(&attr);
-        sigset_t defaults;
-        sigemptyset(&defaults);
-        sigaddset(&defaults, SIGINT);
-        sigaddset(&defaults, SIGQUIT);
-        posix_spawnattr_setsigdefault(&attr, &defaults);
-        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
         pid_t pid = 0;
-        const int rc = posix_spawn(&pid, spec.argv[0].c_str(), nullptr, &attr, c_args.data(), c_env.data());
-        posix_spawnattr_destroy(&attr);
+        const int rc = spawn_child(spec.argv, spec.env_overrides, pid);
         if (rc != 0) {
             stop_all(pids, running, SIGKILL);
             for (pid_t p : pids) ::waitpid(p, nullptr, 0);
