@@ -2,8 +2,9 @@
 # Runs mimic's benchmarks on demand (never as unit tests) and prints their
 # figures: ET reading speed and memory (real traces, a generated 1 GB ET and,
 # with BIG=1, a 4.6 GB one past simdjson's 4 GiB document limit), Chakra read
-# and write speed, Kineto reading and linking, analyze wall time, and the
-# replayer's per-op overhead.
+# and write speed, Kineto reading and linking, analyze wall time, the
+# replayer's per-op overhead, and (with REPLAY=1, several minutes) replay
+# accuracy: single-process back to back with the original, and multi-rank.
 #   bench/run.sh BUILD_DIR            (make bench)
 set -euo pipefail
 BUILD=${1:-build}
@@ -41,4 +42,16 @@ done
 if [ -x "$BUILD/bench/replay_overhead_bench" ]; then
     echo "== replayer overhead per op over a bare callBoxed (us)"
     "$BUILD/bench/replay_overhead_bench" 2000 15
+fi
+
+if [ "${REPLAY:-0}" = 1 ] && [ -x "$BUILD/mimic-torch" ]; then
+    echo "== replay accuracy, single process (original and replay alternated; bench/replay_back_to_back.py)"
+    recs="$DATA/replay-recordings"
+    mkdir -p "$recs"
+    for w in mlp transformer dlrm cnn; do
+        "$BUILD/mimic" record --workload "$w" --out "$recs/rec_$w" --warmup 3 --iters 15 --force > /dev/null
+    done
+    /usr/bin/python3 "$ROOT/bench/replay_back_to_back.py" "$BUILD/mimic" "$recs" 5 15
+    echo "== replay accuracy, 2 and 4 ranks (bench/replay_dist.sh)"
+    bash "$ROOT/bench/replay_dist.sh" "$BUILD/mimic" "$DATA/replay-dist"
 fi
