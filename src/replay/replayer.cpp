@@ -9,6 +9,7 @@
 
 #include "io/chakra_values.h"
 #include "replay/device_substitutes.h"
+#include "replay/op_interval_timer.h"
 #include "replay/op_registry.h"
 #include "support/error.h"
 
@@ -392,15 +393,25 @@ void Replayer::time_ops(int passes) {
     // Each collective is timed from issue to completion; the ranks stay in
     // step because each call waits for all of them.
     sync_collectives_ = true;
+    // Ops are timed inside the dispatcher, as the profiler timed the original
+    // (see OpIntervalTimer), less this timer's own cost for each nested event.
+    const double per_event_us = OpIntervalTimer::cost_per_event_us();
+    timer_cost_per_event_us_ = per_event_us;
     for (int pass = 0; pass < std::max(passes, 1); ++pass) {
         pool_.restore();
         if (options_.groups) options_.groups->barrier();
+        OpIntervalTimer timer;
         for (size_t s = 0; s < steps_.size(); ++s) {
             Step& step = steps_[s];
             if (step.skipped) continue;
+            timer.arm();
             const auto t0 = Clock::now();
             run_step(step, Pass::Run);
-            samples[s].push_back(us_since(t0));
+            const double outside_us = us_since(t0);
+            if (step.collective < 0 && timer.has_interval())
+                samples[s].push_back(std::max(0.0, timer.interval_us() - per_event_us * double(timer.events() - 1)));
+            else
+                samples[s].push_back(outside_us);  // collectives run on Gloo's threads, outside the dispatcher
             for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
         }
     }

@@ -59,6 +59,7 @@ public:
     const std::vector<Step>& steps() const { return steps_; }
     const std::vector<SkippedOp>& skipped() const { return skipped_; }
     const std::vector<double>& op_us() const { return op_us_; }
+    double timer_cost_per_event_us() const { return timer_cost_per_event_us_; }
     const std::vector<ReplayCollective>& collectives() const { return collectives_; }
     size_t replayed_count() const;  // steps not dropped
     uint64_t pool_bytes() const { return pool_.allocated_bytes(); }
@@ -96,7 +97,8 @@ private:
     std::unique_ptr<CollectiveRunner> runner_;
     std::vector<ReplayCollective> collectives_;
     std::vector<uint32_t> end_waits_;
-    bool sync_collectives_ = false;  // time_ops: every collective waited for at once  // async collectives no later step waits for: the iteration's end does
+    bool sync_collectives_ = false;
+    double timer_cost_per_event_us_ = 0;  // time_ops: every collective waited for at once  // async collectives no later step waits for: the iteration's end does
     size_t fallbacks_ = 0;
     size_t runtime_errors_ = 0;
     size_t shape_mismatches_ = 0;
