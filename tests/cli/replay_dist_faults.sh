@@ -96,7 +96,11 @@ assert d['summary']['collective_coverage_pct'] == 100.0
 grep -q "replay of 2 ranks" "$work/env0.txt" || fail "launcher-env rank 0 printed no merged report"
 grep -q "rank 1 of 2" "$work/env1.txt" || fail "launcher-env rank 1 output"
 
-# 6. The rendezvous port is taken: a clear error, not a hang.
+# 6. --nproc that does not match the rank directories: refused before any rank starts.
+"$mimic" replay "$work/ddp" --nproc 3 > /dev/null 2> "$work/nproc.err" && fail "--nproc 3 on 2 ranks accepted"
+grep -q "holds 2 rank traces; --nproc 3" "$work/nproc.err" || { cat "$work/nproc.err"; fail "--nproc mismatch: unclear error"; }
+
+# 7. The rendezvous port is taken: a clear error, not a hang.
 "$python" -c "import socket,time; s=socket.socket(); s.bind(('127.0.0.1', $port)); s.listen(); time.sleep(30)" &
 holder=$!
 sleep 0.5

@@ -145,6 +145,10 @@ int run_local_ranks(const ReplayArgs& args, int nproc) {
 int run(const ReplayArgs& args) {
     if (std::optional<LauncherEnv> env = read_launcher_env()) return run_as_rank(args, *env);
     std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
+    if (args.nproc > 0 && inputs.size() > 1 && size_t(args.nproc) != inputs.size())
+        fail({args.trace, -1, -1, "--nproc"}, "holds " + std::to_string(inputs.size()) + " rank traces; --nproc " +
+                                                  std::to_string(args.nproc) + " would need as many (or give one trace, "
+                                                  "which every rank replays)");
     if (args.nproc > 0) return run_local_ranks(args, args.nproc);
     if (inputs.size() > 1) return run_local_ranks(args, int(inputs.size()));
     print_report(args, replay::run_replay_session(session_options(args, inputs.front())).report);
