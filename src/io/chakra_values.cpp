@@ -15,28 +15,39 @@ StrId ChakraIoDecoder::intern_device(std::string_view device) {
 }
 
 void ChakraIoDecoder::parse_types(std::string_view types) {
-    if (types.size() == last_types_.size() && types == last_types_) {
-        if (!last_types_ok_) type_ids_.clear();
+    for (RecentTypes& r : recent_types_) {
+        if (r.ids && r.text == types) {
+            type_ids_ = r.ids;
+            std::swap(r, recent_types_[0]);  // most recent first
+            return;
+        }
+    }
+    auto cached = type_lists_.find(types);
+    if (cached != type_lists_.end()) {
+        type_ids_ = &cached->second;
+        recent_types_[1] = recent_types_[0];
+        recent_types_[0] = {cached->first, type_ids_};
         return;
     }
-    last_types_.assign(types.data(), types.size());
-    type_ids_.clear();
-    last_types_ok_ = false;
+    constexpr size_t kMaxCachedBytes = size_t(16) << 20;
+    std::vector<StrId>* ids = &uncached_types_;
+    if (type_list_bytes_ + types.size() <= kMaxCachedBytes) {
+        type_list_bytes_ += types.size();
+        ids = &type_lists_[type_list_texts_.emplace_back(types)];
+    }
+    ids->clear();
+    type_ids_ = ids;
     types_cursor_.reset(types);
     if (!types_cursor_.open_list()) return;
     Scalar s;
     while (types_cursor_.next_element()) {
         if (!types_cursor_.read_scalar(s) || s.kind != LiteralKind::String) {
-            type_ids_.clear();
+            ids->clear();
             return;
         }
-        type_ids_.push_back(trace_.strings.intern(s.s));
+        ids->push_back(trace_.strings.intern(s.s));
     }
-    if (!types_cursor_.finished()) {
-        type_ids_.clear();
-        return;
-    }
-    last_types_ok_ = true;
+    if (!types_cursor_.finished()) ids->clear();
 }
 
 bool ChakraIoDecoder::decode(std::string_view values, std::string_view shapes, std::string_view types,
@@ -53,7 +64,7 @@ bool ChakraIoDecoder::decode(std::string_view values, std::string_view shapes, s
     bool ok = values_.open_list();
     uint32_t count = 0;
     while (ok && values_.next_element()) {
-        const StrId type = count < type_ids_.size() ? type_ids_[count] : StrId{};
+        const StrId type = count < type_ids_->size() ? (*type_ids_)[count] : StrId{};
         const bool shaped = shapes_open && shapes_.next_element();
         if (!shaped) shapes_open = false;
         Value v;

@@ -20,9 +20,15 @@ public:
     size_t offset() const { return static_cast<size_t>(p_ - begin_); }
 
     bool varint(uint64_t& v) {
-        // Fast path: one byte (tags, small ids, most lengths).
+        // Fast paths: one byte (tags, small ids, most lengths), two (ids and
+        // dependencies below 16384, tags of fields 16 and up).
         if (p_ < end_ && *p_ < 0x80) {
             v = *p_++;
+            return true;
+        }
+        if (end_ - p_ >= 2 && p_[1] < 0x80) {
+            v = (p_[0] & 0x7fu) | (uint64_t(p_[1]) << 7);
+            p_ += 2;
             return true;
         }
         uint64_t result = 0;
@@ -133,6 +139,7 @@ bool repeated_varints(Wire& w, int wire_type, std::vector<uint64_t>& out) {
     if (wire_type != kLength) return false;
     std::string_view packed;
     if (!w.bytes(packed)) return false;
+    out.reserve(out.size() + packed.size());  // at least a byte a value: no growth inside the loop
     Wire inner(packed);
     while (!inner.done()) {
         if (!inner.varint(v)) return false;

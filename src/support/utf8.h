@@ -39,30 +39,35 @@ inline size_t utf8_sequence_length(std::string_view s, size_t i) {
 }
 
 // Position of the first byte of `s` that does not start a valid sequence, or
-// npos when all of `s` is valid. Trace text is nearly all ASCII, so runs of
-// it are checked 16 bytes at a time and only other bytes are decoded.
+// npos when all of `s` is valid. Trace text is nearly all ASCII, so first the
+// whole string is checked for ASCII 8 bytes at a time (branch-free, the tail
+// by an overlapping word); only a string with other bytes is decoded.
 inline size_t find_invalid_utf8(std::string_view s) {
     constexpr uint64_t kHighBits = 0x8080808080808080ull;
+    const char* p = s.data();
     const size_t n = s.size();
-    size_t i = 0;
-    while (i < n) {
-        while (i + 16 <= n) {
-            uint64_t a, b;
-            std::memcpy(&a, s.data() + i, 8);
-            std::memcpy(&b, s.data() + i + 8, 8);
-            if ((a | b) & kHighBits) break;
-            i += 16;
+    uint64_t any = 0;
+    if (n >= 8) {
+        uint64_t w;
+        for (size_t i = 0; i + 8 <= n; i += 8) {
+            std::memcpy(&w, p + i, 8);
+            any |= w;
         }
-        const size_t stop = i + 16 <= n ? i + 16 : n;  // past the non-ASCII byte the loop stopped at
-        while (i < stop) {
-            if (static_cast<unsigned char>(s[i]) < 0x80) {
-                ++i;
-                continue;
-            }
-            const size_t len = utf8_sequence_length(s, i);
-            if (len == 0) return i;
-            i += len;
+        std::memcpy(&w, p + n - 8, 8);
+        any |= w;
+    } else {
+        for (size_t i = 0; i < n; ++i) any |= static_cast<unsigned char>(p[i]);
+        any *= 0x0101010101010101ull;  // the byte's high bit into every lane tested below
+    }
+    if (!(any & kHighBits)) return std::string_view::npos;
+    for (size_t i = 0; i < n;) {
+        if (static_cast<unsigned char>(p[i]) < 0x80) {
+            ++i;
+            continue;
         }
+        const size_t len = utf8_sequence_length(s, i);
+        if (len == 0) return i;
+        i += len;
     }
     return std::string_view::npos;
 }

@@ -68,8 +68,12 @@ void Trace::finalize(ParentLinks bad_links, const char* parent_field) {
     }
     order_.resize(n);
     for (uint32_t i = 0; i < n; ++i) order_[i] = NodeIndex(i);
-    std::stable_sort(order_.begin(), order_.end(),
-                     [&](NodeIndex a, NodeIndex b) { return nodes[a.value].id < nodes[b.value].id; });
+    // Chakra traces (and merged ones) are mostly written in id order already.
+    bool sorted = true;
+    for (uint32_t i = 1; i < n && sorted; ++i) sorted = !(nodes[i].id < nodes[i - 1].id);
+    if (!sorted)
+        std::stable_sort(order_.begin(), order_.end(),
+                         [&](NodeIndex a, NodeIndex b) { return nodes[a.value].id < nodes[b.value].id; });
 
     parent_index_.assign(n, kNoNode);
     child_offsets_.assign(n + 1, 0);
