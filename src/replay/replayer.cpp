@@ -404,6 +404,18 @@ void Replayer::time_ops(int passes) {
         for (size_t s = 0; s < steps_.size(); ++s) {
             Step& step = steps_[s];
             if (step.skipped) continue;
+            if (step.collective >= 0) {
+                // Members meet first, so a call's time is its own, not the
+                // wait for the group's slowest rank to arrive.
+                ReplayCollective& c = collectives_[size_t(step.collective)];
+                if (c.recorded.kind != CommKind::Wait && c.group && c.group->pg) {
+                    try {
+                        c.group->pg->barrier()->wait();
+                    } catch (const std::exception& e) {
+                        collective_failed(c, e);
+                    }
+                }
+            }
             timer.arm();
             const auto t0 = Clock::now();
             run_step(step, Pass::Run);
