@@ -58,6 +58,13 @@ size_t drop_unnested_links(const Trace& trace, const ProfileTrace& profile, OpMa
         uint32_t e = profile.host[event].parent;
         while (e != kNoEvent && e != outer) e = profile.host[e].parent;
         if (e == outer) continue;
+        // Whole-microsecond timestamps: a 0-2 us child can start on or just
+        // after its parent's rounded end, which the event tree then reads as
+        // a sibling. Within a microsecond of the parent's interval it is nested.
+        const HostEvent& inner_ev = profile.host[event];
+        const HostEvent& outer_ev = profile.host[outer];
+        constexpr double kRoundingUs = 1.0;
+        if (inner_ev.ts_us + kRoundingUs >= outer_ev.ts_us && inner_ev.end_us() <= outer_ev.end_us() + kRoundingUs) continue;
         match.unpair(n);
         ++dropped;
     }
