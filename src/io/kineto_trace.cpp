@@ -32,12 +32,16 @@ void ProfileTrace::finalize() {
     }
     std::vector<uint32_t> open;  // enclosing events, outermost first
     for (auto& order : host_order_) {
-        // Start order; an op that starts with its parent is the shorter one, so
-        // outer comes first; the file order breaks remaining ties.
+        // Start order. Stamps are whole microseconds, so ties are common: the
+        // profiler's own ids (External id) are handed out as ops start and
+        // decide them; without ids, an op that starts with its parent is the
+        // shorter one, so outer comes first; the file order breaks the rest.
         std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
             const HostEvent& x = host[a];
             const HostEvent& y = host[b];
             if (x.ts_us != y.ts_us) return x.ts_us < y.ts_us;
+            if (x.external_id != kNoArg && y.external_id != kNoArg && x.external_id != y.external_id)
+                return x.external_id < y.external_id;
             if (x.dur_us != y.dur_us) return x.dur_us > y.dur_us;
             return a < b;
         });
