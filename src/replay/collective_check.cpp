@@ -97,7 +97,7 @@ std::string compare_call_sequences(const std::vector<std::vector<CallSignature>>
 void check_calls_match(ProcessGroups& groups, const std::vector<CallSignature>& mine) {
     const DistOptions& o = groups.options();
     const std::string text = encode(mine);
-    groups.store().set("mimic/calls/" + std::to_string(o.rank), std::vector<uint8_t>(text.begin(), text.end()));
+    groups.publish("mimic/calls/" + std::to_string(o.rank), text);
     std::vector<std::vector<CallSignature>> all(size_t(o.world_size));
     for (int r = 0; r < o.world_size; ++r) all[size_t(r)] = decode(groups.read_peer("mimic/calls/" + std::to_string(r), r));
     const std::string diff = compare_call_sequences(all, groups.groups());

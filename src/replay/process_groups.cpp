@@ -78,11 +78,20 @@ std::string ProcessGroups::read_peer(const std::string& key, int peer) {
     }
 }
 
+void ProcessGroups::publish(const std::string& key, const std::string& value) {
+    try {
+        store_->set(key, std::vector<uint8_t>(value.begin(), value.end()));
+    } catch (const std::exception& e) {
+        fail({}, "rank " + std::to_string(options_.rank) + " lost the rendezvous store (rank 0 failed?): " +
+                     short_reason(e));
+    }
+}
+
 void ProcessGroups::check_groups_agree(const std::vector<ReplayGroup>& mine) {
     // Before any group forms: a group one rank knows and a member does not
     // would wait for that member until the timeout.
     const std::string text = encode_groups(mine);
-    store_->set("mimic/groups/" + std::to_string(options_.rank), std::vector<uint8_t>(text.begin(), text.end()));
+    publish("mimic/groups/" + std::to_string(options_.rank), text);
     std::vector<std::map<std::string, std::string>> all(size_t(options_.world_size));
     for (int r = 0; r < options_.world_size; ++r) all[size_t(r)] = decode_groups(read_peer("mimic/groups/" + std::to_string(r), r));
     for (int r = 0; r < options_.world_size; ++r)
@@ -173,8 +182,14 @@ const ReplayGroup& ProcessGroups::group(const std::string& pg_name) const {
 }
 
 void ProcessGroups::barrier() {
-    auto work = default_group().pg->barrier();
-    work->wait();
+    try {
+        auto work = default_group().pg->barrier();
+        work->wait();
+    } catch (const std::exception& e) {
+        fail({}, "rank " + std::to_string(options_.rank) + ": the ranks did not meet before an iteration (a peer " +
+                     "crashed, or hung past the " + std::to_string(options_.timeout.count() / 1000) +
+                     " s timeout): " + short_reason(e));
+    }
 }
 
 }  // namespace mimic::replay

@@ -55,6 +55,8 @@ public:
 
     // Another rank's value under `key` in the store, waiting up to the timeout.
     std::string read_peer(const std::string& key, int peer);
+    // Puts this rank's value under `key`; fails clearly when the store (rank 0) is gone.
+    void publish(const std::string& key, const std::string& value);
 
 private:
     void check_groups_agree(const std::vector<ReplayGroup>& mine);

@@ -113,7 +113,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
     }
     if (groups && o.gather_reports) {
         const std::string mine = report_json(result.report);
-        groups->store().set("mimic/report/" + std::to_string(o.dist->rank), std::vector<uint8_t>(mine.begin(), mine.end()));
+        groups->publish("mimic/report/" + std::to_string(o.dist->rank), mine);
         if (o.dist->rank == 0)
             for (int r = 0; r < o.dist->world_size; ++r)
                 result.rank_reports_json.push_back(groups->read_peer("mimic/report/" + std::to_string(r), r));
