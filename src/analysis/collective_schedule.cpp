@@ -233,6 +233,12 @@ std::string collective_type_name(CollectiveType t) {
     return "unknown";
 }
 
+std::string call_name(const ScheduledCollective& c) {
+    if (c.kind == CommKind::Send) return "send";
+    if (c.kind == CommKind::Recv) return "recv";
+    return collective_type_name(c.type);
+}
+
 double bus_bandwidth_factor(CollectiveType t, int64_t ranks) {
     if (ranks <= 1) return ranks == 1 && t != CollectiveType::Broadcast && t != CollectiveType::Reduce ? 0.0 : 1.0;
     const double n = double(ranks);

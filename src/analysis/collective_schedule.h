@@ -49,6 +49,10 @@ struct ScheduledCollective {
 // Names of CollectiveType values as reports write them ("all_reduce").
 std::string collective_type_name(CollectiveType t);
 
+// What a call does, as reports and the ranks' comparison name it: "send",
+// "recv", else its collective ("all_reduce"...).
+std::string call_name(const ScheduledCollective& c);
+
 // Bus bandwidth over algorithm bandwidth for a collective over `ranks` ranks
 // (the nccl-tests convention): 2(n-1)/n for all_reduce, (n-1)/n for
 // all_gather, reduce_scatter and all_to_all, 1 for the rest.

@@ -53,9 +53,7 @@ std::vector<CallSignature> call_signatures(const Trace& trace, const Replayer& r
         if (c.recorded.kind == CommKind::Wait) continue;
         CallSignature sig;
         sig.pg_name = c.group->name;
-        sig.collective = c.recorded.kind == CommKind::Send   ? "send"
-                         : c.recorded.kind == CommKind::Recv ? "recv"
-                                                             : analysis::collective_type_name(c.recorded.type);
+        sig.collective = analysis::call_name(c.recorded);
         sig.input_bytes = c.recorded.input_bytes;
         sig.node_id = trace.nodes[s.node.value].id.value;
         out.push_back(std::move(sig));

@@ -48,7 +48,6 @@ public:
     const ReplayGroup& group(const std::string& pg_name) const;
     const ReplayGroup& default_group() const { return groups_.at(default_name_); }
     const std::map<std::string, ReplayGroup>& groups() const { return groups_; }
-    c10d::Store& store() { return *store_; }
     const DistOptions& options() const { return options_; }
     // All ranks meet here (untimed: lines iterations up across ranks).
     void barrier();

@@ -153,9 +153,7 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
         if (c.recorded.kind == CommKind::Wait) continue;
         CollectiveTiming t;
         t.name = s.name;
-        t.collective = c.recorded.kind == CommKind::Send   ? "send"
-                       : c.recorded.kind == CommKind::Recv ? "recv"
-                                                           : analysis::collective_type_name(c.recorded.type);
+        t.collective = analysis::call_name(c.recorded);
         t.pg_name = c.group->name;
         t.group_size = int64_t(c.group->ranks.size());
         t.input_bytes = c.recorded.input_bytes;
