@@ -9,6 +9,7 @@
 #include "analysis/comm_values.h"
 #include "analysis/report.h"
 #include "io/trace_loader.h"
+#include "recorded_et_samples.h"
 #include "test_support.h"
 
 namespace mimic::analysis {
@@ -191,16 +192,7 @@ TEST(Collectives, CallsFiledUnderAnAsyncGlooLabelCountOnce) {
 // owns only its own records: both all-reduces count, and aten::add_ is a
 // top-level operator.
 TEST(Collectives, CallsFiledUnderAnotherC10dOpCountOnce) {
-    const char* et = R"ET({"schema": "1.0.1", "pid": 1, "time": "2026-11-22 01:14:00", "nodes": [
-{"name": "[pytorch|profiler|execution_graph|process]", "id": 1, "rf_id": 1, "parent": 1, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "", "inputs": [], "input_shapes": [], "input_types": [], "outputs": [], "output_shapes": [], "output_types": []},
-{"name": "[pytorch|profiler|execution_graph|thread]", "id": 2, "rf_id": 2, "parent": 1, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "", "inputs": [], "input_shapes": [], "input_types": [], "outputs": [], "output_shapes": [], "output_types": []},
-{"name": "ProfilerStep#13", "id": 8, "rf_id": 8, "parent": 2, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "", "inputs": [], "input_shapes": [], "input_types": [], "outputs": [], "output_shapes": [], "output_types": []},
-{"name": "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", "id": 578, "rf_id": 578, "parent": 8, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "", "inputs": [], "input_shapes": [], "input_types": [], "outputs": [], "output_shapes": [], "output_types": []},
-{"name": "c10d::allreduce_", "id": 589, "rf_id": 589, "parent": 578, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "c10d::allreduce_(Tensor[] _0, __torch__.torch.classes.c10d.ProcessGroup _1, __torch__.torch.classes.c10d.ReduceOp _2, int _3) -> (Tensor[] _0, __torch__.torch.classes.c10d.Work _1)", "inputs": [[[588, 300, 0, 265738, 4, "cpu"]], "<Object>", "<Object>", -1], "input_shapes": [[[265738]], [], [], []], "input_types": ["GenericList[Tensor(float)]", "Object", "Object", "Int"], "outputs": [[[588, 300, 0, 265738, 4, "cpu"]], "<Object>"], "output_shapes": [[[265738]], []], "output_types": ["GenericList[Tensor(float)]", "Object"]},
-{"name": "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", "id": 636, "rf_id": 636, "parent": 589, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "", "inputs": [], "input_shapes": [], "input_types": [], "outputs": [], "output_shapes": [], "output_types": []},
-{"name": "aten::add_", "id": 640, "rf_id": 640, "parent": 636, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", "inputs": [[700, 701, 0, 16, 4, "cpu"], [702, 703, 0, 16, 4, "cpu"], 1], "input_shapes": [[16], [16], []], "input_types": ["Tensor(float)", "Tensor(float)", "Int"], "outputs": [[700, 701, 0, 16, 4, "cpu"]], "output_shapes": [[16]], "output_types": ["Tensor(float)"]},
-{"name": "c10d::allreduce_", "id": 648, "rf_id": 648, "parent": 636, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "c10d::allreduce_(Tensor[] _0, __torch__.torch.classes.c10d.ProcessGroup _1, __torch__.torch.classes.c10d.ReduceOp _2, int _3) -> (Tensor[] _0, __torch__.torch.classes.c10d.Work _1)", "inputs": [[[647, 301, 0, 65792, 4, "cpu"]], "<Object>", "<Object>", -1], "input_shapes": [[[65792]], [], [], []], "input_types": ["GenericList[Tensor(float)]", "Object", "Object", "Int"], "outputs": [[[647, 301, 0, 65792, 4, "cpu"]], "<Object>"], "output_shapes": [[[65792]], []], "output_types": ["GenericList[Tensor(float)]", "Object"]}
-]})ET";
+    const char* et = testing::kEtOpsFiledUnderAC10dOp;
     const std::string path = testing::scratch_dir("c10d_nesting") + "/et.json";
     {
         std::ofstream(path) << et;
