@@ -112,20 +112,6 @@ ProcessGroups::ProcessGroups(const DistOptions& options, const std::vector<Proce
     if (options_.world_size < 1 || options_.rank < 0 || options_.rank >= options_.world_size)
         fail({"", -1, -1, "rank"}, "rank " + std::to_string(options_.rank) + " is outside a world of " +
                                        std::to_string(options_.world_size));
-    c10d::TCPStoreOptions store_opts;
-    store_opts.port = static_cast<uint16_t>(options_.master_port);
-    store_opts.isServer = options_.rank == 0;
-    store_opts.numWorkers = static_cast<size_t>(options_.world_size);
-    store_opts.waitWorkers = true;
-    store_opts.timeout = options_.timeout;
-    try {
-        store_ = c10::make_intrusive<c10d::TCPStore>(options_.master_addr, store_opts);
-    } catch (const std::exception& e) {
-        fail({"", -1, -1, "MASTER_PORT"}, "rank " + std::to_string(options_.rank) + " could not " +
-                                              (options_.rank == 0 ? "serve" : "reach") + " the rendezvous store at " +
-                                              where(options_) + ": " + short_reason(e));
-    }
-
     // The default group first: the recorded one ("default_pg", else "0"), or one of all ranks.
     std::vector<ProcessGroup> wanted = recorded;
     auto is_default = [](const ProcessGroup& g) { return g.desc == "default_pg"; };
@@ -159,6 +145,22 @@ ProcessGroups::ProcessGroups(const DistOptions& options, const std::vector<Proce
                                                          " ranks (give --nproc as recorded)");
         planned.push_back(std::move(rg));
     }
+    // The store only once this rank's own plan is sound: a wrong --nproc is
+    // reported before any peer is waited for.
+    c10d::TCPStoreOptions store_opts;
+    store_opts.port = static_cast<uint16_t>(options_.master_port);
+    store_opts.isServer = options_.rank == 0;
+    store_opts.numWorkers = static_cast<size_t>(options_.world_size);
+    store_opts.waitWorkers = true;
+    store_opts.timeout = options_.timeout;
+    try {
+        store_ = c10::make_intrusive<c10d::TCPStore>(options_.master_addr, store_opts);
+    } catch (const std::exception& e) {
+        fail({"", -1, -1, "MASTER_PORT"}, "rank " + std::to_string(options_.rank) + " could not " +
+                                              (options_.rank == 0 ? "serve" : "reach") + " the rendezvous store at " +
+                                              where(options_) + ": " + short_reason(e));
+    }
+
     check_groups_agree(planned);
     for (ReplayGroup& rg : planned) {
         auto self = std::find(rg.ranks.begin(), rg.ranks.end(), int64_t(options_.rank));

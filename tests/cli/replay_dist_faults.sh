@@ -101,10 +101,24 @@ grep -q "rank 1 of 2" "$work/env1.txt" || fail "launcher-env rank 1 output"
 grep -q "holds 2 rank traces; --nproc 3" "$work/nproc.err" || { cat "$work/nproc.err"; fail "--nproc mismatch: unclear error"; }
 
 # 7. The rendezvous port is taken: a clear error, not a hang.
-"$python" -c "import socket,time; s=socket.socket(); s.bind(('127.0.0.1', $port)); s.listen(); time.sleep(30)" &
+# The holder picks a free port itself and says which: reusing the port of the
+# test above can fail to bind while that port sits in TIME_WAIT.
+rm -f "$work/held_port"
+"$python" -c "
+import socket, sys, time
+s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()
+open(sys.argv[1] + '.tmp', 'w').write(str(s.getsockname()[1]))
+import os; os.rename(sys.argv[1] + '.tmp', sys.argv[1])
+time.sleep(30)" "$work/held_port" &
 holder=$!
-sleep 0.5
-RANK=0 WORLD_SIZE=1 MASTER_PORT=$port timeout 60 "$mimic" replay "$work/ddp/rank0" --iters 1 > /dev/null 2> "$work/busy.err"
+for _ in $(seq 100); do [ -s "$work/held_port" ] && break; sleep 0.1; done
+[ -s "$work/held_port" ] || fail "busy port: the port holder did not start"
+port=$(cat "$work/held_port")
+# A launcher world that contradicts the recording is refused before the store is touched.
+RANK=0 WORLD_SIZE=1 MASTER_PORT=$port timeout 60 "$mimic" replay "$work/ddp/rank0" --iters 1 > /dev/null 2> "$work/world.err" \
+    && fail "a world of 1 accepted for a 2-rank recording"
+grep -q "default group has 2 ranks; the replay has 1" "$work/world.err" || { cat "$work/world.err"; fail "world mismatch: unclear error"; }
+RANK=0 WORLD_SIZE=2 MASTER_PORT=$port timeout 60 "$mimic" replay "$work/ddp/rank0" --iters 1 --timeout-s 20 > /dev/null 2> "$work/busy.err"
 rc=$?
 kill $holder 2>/dev/null
 [ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "busy port: exit $rc"
