@@ -73,8 +73,8 @@ std::string ProcessGroups::read_peer(const std::string& key, int peer) {
         return std::string(bytes.begin(), bytes.end());
     } catch (const std::exception& e) {
         fail({}, "rank " + std::to_string(options_.rank) + " never heard from rank " + std::to_string(peer) +
-                     " within " + std::to_string(options_.timeout.count() / 1000) +
-                     " s (it failed or hung before its first collective): " + short_reason(e));
+                     " within the " + std::to_string(options_.timeout.count() / 1000) +
+                     " s timeout (it failed or hung before its first collective): " + short_reason(e));
     }
 }
 
