@@ -99,7 +99,7 @@ bool LiteralCursor::read_tensor_tuple(int64_t (&fields)[5], std::string_view& de
     return true;
 }
 
-bool LiteralCursor::read_int_list(std::vector<int64_t>& out, size_t max) {
+bool LiteralCursor::read_int_list(Column<int64_t>& out, size_t max) {
     if (!ok_) return false;
     const char* end = text_.data() + text_.size();
     const char* p = skip_spaces(text_.data() + pos_, end);

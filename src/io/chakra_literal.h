@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "support/column_allocator.h"
+
 namespace mimic {
 
 enum class LiteralKind : uint8_t { Null, Bool, Int, Double, String };
@@ -103,7 +105,7 @@ public:
     // A tensor tuple: [int, int, int, int, int] or [int x5, 'device'].
     bool read_tensor_tuple(int64_t (&fields)[5], std::string_view& device);
     // A list of at most `max` integers (a shape), appended to `out`.
-    bool read_int_list(std::vector<int64_t>& out, size_t max);
+    bool read_int_list(Column<int64_t>& out, size_t max);
     // Skips one value, list or scalar.
     bool skip_value();
     // True when only whitespace is left and every list was closed.

@@ -1,7 +1,5 @@
 #include "io/chakra_reader.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
@@ -164,38 +162,21 @@ ErrorLocation where(const ChakraFrameReader& frames, int64_t node_id, uint64_t p
     return {frames.path(), node_id, static_cast<int64_t>(message_offset) + error.offset, error.field};
 }
 
-// Reserves room for `n` entries and asks for transparent huge pages over the
-// 2 MiB blocks that lie wholly inside it. Memory is the reader's largest
-// cost after decoding: a 4 KiB page takes 1.8 us to fault in and give back
-// on this machine (a VM), a huge page 0.1 ms for 512 times as much, and the
-// columns of a big trace span hundreds of MB (a 366k-node trace reads in
-// 0.57 s instead of 0.81). The columns of a small trace start inside a
-// block and stay on 4 KiB pages.
-template <typename T>
-void reserve_column(std::vector<T>& column, size_t n) {
-    column.reserve(n);
-#ifdef MADV_HUGEPAGE
-    constexpr uintptr_t kHuge = uintptr_t(2) << 20;
-    const uintptr_t begin = (reinterpret_cast<uintptr_t>(column.data()) + kHuge - 1) & ~(kHuge - 1);
-    const uintptr_t end = reinterpret_cast<uintptr_t>(column.data() + column.capacity()) & ~(kHuge - 1);
-    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice: failure is harmless
-#endif
-}
-
 // Sizes the columns from the file size, generously (fewer bytes per entry
 // than real traces use), so they do not grow by copying: reserved capacity
-// that is never touched costs address space, not memory. Past 256 MiB of
+// that is never touched costs address space, not memory (the big columns
+// are mapped, on huge pages: see support/column_allocator.h). Past 256 MiB of
 // input the columns grow as usual, to keep the reservation modest.
 void reserve_for(Trace& trace, const ChakraFrameReader& frames) {
     uint64_t bytes = frames.is_gzip() ? frames.file_size() * 4 : frames.file_size();
     bytes = std::min<uint64_t>(bytes, uint64_t(256) << 20);
     if (bytes == 0) return;
-    reserve_column(trace.nodes, bytes / 128);
-    reserve_column(trace.edges, bytes / 8);
-    reserve_column(trace.values, bytes / 16);
-    reserve_column(trace.tensors, bytes / 64);
-    reserve_column(trace.dims, bytes / 32);
-    reserve_column(trace.attrs, bytes / 64);
+    trace.nodes.reserve(bytes / 128);
+    trace.edges.reserve(bytes / 8);
+    trace.values.reserve(bytes / 16);
+    trace.tensors.reserve(bytes / 64);
+    trace.dims.reserve(bytes / 32);
+    trace.attrs.reserve(bytes / 64);
 }
 
 }  // namespace

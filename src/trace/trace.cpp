@@ -38,7 +38,7 @@ const Attr* Trace::find_attr(const Node& n, std::string_view attr_name) const {
 namespace {
 
 // "5 -> 6 -> 7 -> 5", the ids of a parent cycle from its first node; a long one is cut.
-std::string describe_cycle(const std::vector<Node>& nodes, const std::vector<NodeIndex>& parent_index,
+std::string describe_cycle(const Column<Node>& nodes, const std::vector<NodeIndex>& parent_index,
                            uint32_t first) {
     constexpr size_t kShown = 8;
     std::string out = std::to_string(nodes[first].id.value);

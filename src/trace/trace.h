@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "support/column_allocator.h"
 #include "support/interner.h"
 #include "trace/ids.h"
 #include "trace/node.h"
@@ -83,12 +84,12 @@ public:
 
     // Columns
     StringInterner strings;
-    std::vector<Node> nodes;
-    std::vector<Value> values;
-    std::vector<TensorMeta> tensors;
-    std::vector<int64_t> dims;
-    std::vector<Attr> attrs;
-    std::vector<NodeId> edges;
+    Column<Node> nodes;
+    Column<Value> values;
+    Column<TensorMeta> tensors;
+    Column<int64_t> dims;
+    Column<Attr> attrs;
+    Column<NodeId> edges;
     std::vector<NodeTiming> timing;  // empty, or one per node once a profile is linked
     std::vector<DeviceEvent> device_events;
     std::vector<TraceWarning> warnings;

@@ -1,0 +1,81 @@
+#include "support/column_allocator.h"
+
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+namespace mimic::column_memory {
+
+namespace {
+
+// Small enough that blocks outgrown while one big trace reads (kept, never
+// reused by it) add little to its peak memory.
+constexpr size_t kKeptBytes = size_t(64) << 20;
+
+struct Block {
+    void* p;
+    size_t size;  // mapped bytes, a multiple of kHugePage
+};
+
+// Blocks handed out (so a smaller request that got a bigger kept block is
+// given back whole) and blocks kept for reuse.
+struct Pool {
+    std::mutex mutex;
+    std::vector<Block> live;
+    std::vector<Block> kept;
+    size_t kept_bytes = 0;
+};
+
+Pool& pool() {
+    static Pool* p = new Pool;  // never destroyed: columns of static traces are freed after main returns
+    return *p;
+}
+
+}  // namespace
+
+void* take(size_t bytes) {
+    const size_t size = round_up(bytes);
+    Pool& pl = pool();
+    std::lock_guard<std::mutex> lock(pl.mutex);
+    // The smallest kept block that fits and wastes at most half of itself.
+    auto best = pl.kept.end();
+    for (auto it = pl.kept.begin(); it != pl.kept.end(); ++it)
+        if (it->size >= size && it->size <= 2 * size && (best == pl.kept.end() || it->size < best->size)) best = it;
+    Block block;
+    if (best != pl.kept.end()) {
+        block = *best;
+        pl.kept_bytes -= block.size;
+        pl.kept.erase(best);
+    } else {
+        block = {map_aligned(bytes), size};
+        if (!block.p) return nullptr;
+    }
+    pl.live.push_back(block);
+    return block.p;
+}
+
+void give_back(void* p, size_t bytes) noexcept {
+    Pool& pl = pool();
+    std::lock_guard<std::mutex> lock(pl.mutex);
+    auto it = std::find_if(pl.live.begin(), pl.live.end(), [&](const Block& b) { return b.p == p; });
+    Block block = it != pl.live.end() ? *it : Block{p, round_up(bytes)};
+    if (it != pl.live.end()) pl.live.erase(it);
+    // Keep it unless that would pass the limit; then drop the oldest kept first.
+    if (block.size > kKeptBytes / 4) {
+        ::munmap(block.p, block.size);
+        return;
+    }
+    while (pl.kept_bytes + block.size > kKeptBytes && !pl.kept.empty()) {
+        ::munmap(pl.kept.front().p, pl.kept.front().size);
+        pl.kept_bytes -= pl.kept.front().size;
+        pl.kept.erase(pl.kept.begin());
+    }
+    try {
+        pl.kept.push_back(block);
+        pl.kept_bytes += block.size;
+    } catch (...) {
+        ::munmap(block.p, block.size);
+    }
+}
+
+}  // namespace mimic::column_memory
