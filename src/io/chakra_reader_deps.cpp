@@ -28,8 +28,8 @@ public:
             hi = std::max(hi, n.id.value);
         }
         if (hi - lo_ < 8 * trace.nodes.size() + 4096) {
-            dense_.assign(hi - lo_ + 1, false);
-            for (const Node& n : trace.nodes) dense_[n.id.value - lo_] = true;
+            dense_.assign(hi - lo_ + 1, 0);
+            for (const Node& n : trace.nodes) dense_[n.id.value - lo_] = 1;
             mode_ = Mode::Dense;
             return;
         }
@@ -53,12 +53,24 @@ public:
         mode_ = Mode::Blocks;
     }
 
-    bool contains(uint64_t id) {
+    // Calls f(contains) with the test of the mode in use, chosen once, so
+    // that the loop over every dependency is specialised for it.
+    template <typename F>
+    void with_test(F&& f) {
         switch (mode_) {
-            case Mode::Dense: return id >= lo_ && id - lo_ < dense_.size() && dense_[id - lo_];
-            case Mode::Index: return trace_.find(NodeId(id)) != kNoNode;
-            case Mode::Blocks: break;
+            case Mode::Dense: {
+                const uint64_t lo = lo_, size = dense_.size();
+                const uint8_t* dense = dense_.data();
+                f([=](uint64_t id) { return id - lo < size && dense[id - lo]; });  // below lo wraps past size
+                return;
+            }
+            case Mode::Index: f([this](uint64_t id) { return trace_.find(NodeId(id)) != kNoNode; }); return;
+            case Mode::Blocks: f([this](uint64_t id) { return in_blocks(id); }); return;
         }
+    }
+
+private:
+    bool in_blocks(uint64_t id) {
         const uint64_t block = id >> kBlockBits;
         if (block != last_block_ || !last_) {
             auto it = block_of_.find(block);
@@ -69,7 +81,6 @@ public:
         return last_->test(id & kBlockMask);
     }
 
-private:
     static constexpr int kBlockBits = 16;
     static constexpr uint64_t kBlockMask = (uint64_t(1) << kBlockBits) - 1;
     using Block = std::bitset<size_t(1) << kBlockBits>;
@@ -77,7 +88,7 @@ private:
     const Trace& trace_;
     Mode mode_ = Mode::Dense;  // (no nodes: nothing is contained)
     uint64_t lo_ = UINT64_MAX;
-    std::vector<bool> dense_;
+    std::vector<uint8_t> dense_;  // bytes, not bits: the test is one load
     std::unordered_map<uint64_t, uint32_t> block_of_;
     std::deque<Block> blocks_;  // deque: a block's address stays put as more are added
     uint64_t last_block_ = 0;
@@ -93,21 +104,22 @@ private:
 // node itself, and a reader of Chakra traces must read what Chakra writes.
 void check_chakra_dependencies(Trace& trace, size_t self_deps) {
     NodeIdSet ids(trace);
-    auto exists = [&](NodeId id) { return ids.contains(id.value); };
     size_t missing = 0;
     uint64_t example_node = 0, example_dep = 0;
-    for (const Node& n : trace.nodes) {
-        for (const ValueRange r : {n.deps, n.data_deps}) {
-            for (uint32_t i = 0; i < r.count; ++i) {
-                const NodeId dep = trace.edges[r.begin + i];
-                if (exists(dep)) continue;
-                if (missing++ == 0) {
-                    example_node = n.id.value;
-                    example_dep = dep.value;
+    ids.with_test([&](auto exists) {
+        const NodeId* edges = trace.edges.data();
+        for (const Node& n : trace.nodes) {
+            for (const ValueRange r : {n.deps, n.data_deps}) {
+                for (const NodeId* e = edges + r.begin; e != edges + r.begin + r.count; ++e) {
+                    if (exists(e->value)) continue;
+                    if (missing++ == 0) {
+                        example_node = n.id.value;
+                        example_dep = e->value;
+                    }
                 }
             }
         }
-    }
+    });
     if (missing > 0)
         trace.warn(std::to_string(missing) + " dependencies name nodes that are not in the trace (first: node " +
                    std::to_string(example_node) + " depends on " + std::to_string(example_dep) + ")");
