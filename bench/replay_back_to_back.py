@@ -55,7 +55,7 @@ def main():
             print(f"{w}: no recording in {rec}, skipped")
             continue
         step = importlib.import_module("mimic_record.workloads." + w).build()
-        orig, rep = [], {"recorded": [], "none": []}
+        orig, rep = [], {"recorded": [], "untraced": [], "none": []}
         for _ in range(rounds):
             orig += python_times_ms(step, iters)
             for mode in rep:
@@ -70,7 +70,7 @@ def main():
         result[w] = row
         print(w, json.dumps(row))
     summary = {}
-    for mode in ("recorded", "none"):
+    for mode in ("recorded", "untraced", "none"):
         for stat in ("median", "min"):
             errs = [abs(result[w][mode]["error_%s_pct" % stat]) for w in WORKLOADS if w in result]
             if errs:

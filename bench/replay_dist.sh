@@ -4,6 +4,8 @@
 # prints per rank the replay's median iteration against the original's
 # untraced median, plus collective coverage and bus bandwidth per collective.
 # Usage: bench/replay_dist.sh [MIMIC] [OUT_DIR]   (run on a quiet machine)
+#   HOST_GAPS=none|recorded|untraced (default none) is passed to --host-gaps;
+#   KEEP=1 replays the recordings already in OUT_DIR instead of recording anew.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 mimic="${1:-$here/../build/mimic}"
@@ -13,10 +15,12 @@ mkdir -p "$out"
 for nproc in 2 4; do
     for workload in ddp_mlp dlrm_dist; do
         dir="$out/$workload$nproc"
-        rm -rf "$dir"
-        PYTHONPATH="$here/../python" "$python" -m mimic_record --workload "$workload" --nproc "$nproc" --out "$dir" \
-            --warmup 3 --iters 10 > "$dir.record.log" 2>&1
-        "$mimic" replay "$dir" --warmup 3 --iters 10 --json "$dir.json" > "$dir.txt"
+        if [ "${KEEP:-0}" != 1 ] || [ ! -d "$dir" ]; then
+            rm -rf "$dir"
+            PYTHONPATH="$here/../python" "$python" -m mimic_record --workload "$workload" --nproc "$nproc" --out "$dir" \
+                --warmup 3 --iters 10 > "$dir.record.log" 2>&1
+        fi
+        "$mimic" replay "$dir" --warmup 3 --iters 10 --host-gaps "${HOST_GAPS:-none}" --json "$dir.json" > "$dir.txt"
         "$python" - "$dir.json" "$workload" "$nproc" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -49,12 +49,16 @@ def _barrier():
         dist.barrier()
 
 
-def _timed(step_fn):
+def _timed(step_fn, cpu_ms=None):
+    """Wall ms of one call; with `cpu_ms`, also appends the CPU ms this thread spent in it."""
     _barrier()
     _sync()
     start = time.perf_counter_ns()
+    cpu_start = time.thread_time_ns()
     step_fn()
     _sync()
+    if cpu_ms is not None:
+        cpu_ms.append((time.thread_time_ns() - cpu_start) / 1e6)
     return (time.perf_counter_ns() - start) / 1e6
 
 
@@ -86,8 +90,12 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
     for _ in range(warmup):
         step_fn()
     gc.collect()
-    untraced_ms = [_timed(step_fn) for _ in range(iters)]
+    untraced_cpu_ms = []
+    untraced_ms = [_timed(step_fn, untraced_cpu_ms) for _ in range(iters)]
     median_ms = statistics.median(untraced_ms)
+    # The share of the wall time the step's thread was on a CPU: below 1 where ranks outnumber
+    # cores or wait in collectives. A replay spins its host gaps for this share in CPU time.
+    cpu_share = statistics.median(c / w for c, w in zip(untraced_cpu_ms, untraced_ms) if w > 0) if iters else None
     log(f"mimic_record: {workload}: untraced median {median_ms:.2f} ms over {iters} iterations")
 
     label = label or f"ProfilerStep#{warmup + iters}"
@@ -158,6 +166,8 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
         "untraced_iteration_ms": [round(x, 4) for x in untraced_ms],
         "untraced_median_ms": round(median_ms, 4),
         "untraced_min_ms": round(min(untraced_ms), 4),
+        "untraced_thread_cpu_ms": [round(x, 4) for x in untraced_cpu_ms],
+        "untraced_cpu_share": round(min(cpu_share, 1.0), 4) if cpu_share is not None else None,
         # The profiled call (profile.json's timing) and the ET call, each timed.
         "traced_iteration_ms": round(traced_ms, 4),
         "et_iteration_ms": round(et_iteration_ms, 4),

@@ -50,4 +50,38 @@ HostGapModel host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, do
     return m;
 }
 
+double corrected_duration_us(const Trace& trace, NodeIndex op, const std::vector<uint32_t>& sizes, double per_event_us) {
+    return std::max(0.0, trace.timing[op.value].duration_us - per_event_us * double(sizes[op.value] - 1));
+}
+
+std::string calibrate_to_untraced(HostGapModel& m, const Trace& trace, const std::vector<NodeIndex>& ops,
+                                  double untraced_us) {
+    m.from_untraced = true;
+    m.untraced_us = untraced_us;
+    m.op_time_us = 0;
+    if (trace.timing.size() != trace.nodes.size()) return "";
+    const std::vector<uint32_t> sizes = subtree_sizes(trace);
+    for (NodeIndex n : ops)
+        if (trace.timing[n.value].linked()) m.op_time_us += corrected_duration_us(trace, n, sizes, m.per_event_us);
+    const double host_us = untraced_us - m.op_time_us;
+    std::string warning;
+    if (host_us <= 0) {
+        m.scale = 0;
+        warning = "the replayed ops' recorded durations (" + std::to_string(int64_t(m.op_time_us)) +
+                  " us, corrected) exceed the untraced iteration (" + std::to_string(int64_t(untraced_us)) +
+                  " us): no host time left to reproduce";
+    } else if (m.corrected_total_us > 0) {
+        m.scale = host_us / m.corrected_total_us;
+    } else {
+        // No gap to scale (one op, or no profile gaps): the host time goes before the first op.
+        m.scale = 1;
+        if (!m.gap_us.empty()) m.gap_us[0] = host_us;
+        m.corrected_total_us = host_us;
+        return "";
+    }
+    for (double& g : m.gap_us) g *= m.scale;
+    m.corrected_total_us = std::max(0.0, host_us);
+    return warning;
+}
+
 }  // namespace mimic::replay

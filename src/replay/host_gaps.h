@@ -10,9 +10,19 @@
 // from meta.json as (traced - untraced iteration time) / nodes in the
 // iteration; a gap loses per_event_us for every node that starts in it (and
 // for the op that ends it). Without meta.json the gaps are taken as recorded.
+//
+// That per-event model is crude where host time is large and the machine
+// busy: a traced iteration's gaps also hold time the process spent
+// descheduled, and the observer's Python-side work. With meta.json's
+// untraced time the total host time can instead be taken from the untraced
+// runs (calibrate_to_untraced): the untraced iteration less the replayed ops'
+// corrected durations, spread over the gaps in proportion to the recorded
+// ones. The replay's end-to-end error then measures how faithfully it runs
+// the ops, against the original's own time.
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "trace/trace.h"
@@ -25,6 +35,17 @@ struct HostGapModel {
     double recorded_total_us = 0;
     double corrected_total_us = 0;
     bool calibrated = false;     // meta.json gave traced and untraced times
+    // Set by calibrate_to_untraced:
+    bool from_untraced = false;
+    double untraced_us = 0;      // the untraced iteration the host time was derived from
+    double op_time_us = 0;       // the replayed ops' corrected recorded durations
+    double scale = 1;            // corrected gaps x scale = the host time
+    // The original step thread's CPU time / wall time (meta.json), or 0 when
+    // unknown. A gap is host work: where ranks outnumber cores, the original
+    // did it at this share of the wall clock, and so does the replay, by
+    // spinning until its thread has run gap x share on a CPU. On a core of
+    // its own the share is ~1 and that is the wall time.
+    double cpu_share = 0;
 };
 
 // Nodes of the subtree rooted at each node (the node included), by position.
@@ -35,5 +56,16 @@ double per_event_overhead_us(std::optional<double> traced_ms, std::optional<doub
 
 // `ops`: the replayed nodes in order. Needs trace.timing; ops not linked get no gap.
 HostGapModel host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, double per_event_us);
+
+// A top-level op's recorded duration less the instrumentation of the events
+// nested in it. `sizes` from subtree_sizes.
+double corrected_duration_us(const Trace& trace, NodeIndex op, const std::vector<uint32_t>& sizes, double per_event_us);
+
+// Rescales m's gaps so that they add up to untraced_us less the corrected
+// durations of `ops` (none below zero). Returns a warning when that leaves
+// no host time (the recorded ops alone take longer than the untraced
+// iteration), else "".
+std::string calibrate_to_untraced(HostGapModel& m, const Trace& trace, const std::vector<NodeIndex>& ops,
+                                  double untraced_us);
 
 }  // namespace mimic::replay

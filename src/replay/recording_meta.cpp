@@ -26,6 +26,10 @@ RecordingMeta read_recording_meta(const std::string& path) {
     number("untraced_median_ms", meta.untraced_median_ms);
     number("traced_iteration_ms", meta.traced_iteration_ms);
     number("profiler_event_cost_us", meta.profiler_event_cost_us);
+    number("untraced_cpu_share", meta.untraced_cpu_share);
+    if (meta.untraced_cpu_share && *meta.untraced_cpu_share > 1)
+        fail({path, -1, -1, "untraced_cpu_share"}, "expected a share between 0 and 1, got " +
+                                                      std::to_string(*meta.untraced_cpu_share));
     std::optional<double> threads;
     number("intra_op_threads", threads);
     if (threads) meta.intra_op_threads = int(*threads);

@@ -13,6 +13,7 @@ struct RecordingMeta {
     std::optional<double> untraced_median_ms;
     std::optional<double> traced_iteration_ms;
     std::optional<double> profiler_event_cost_us;  // measured by the recorder; preferred to the spread estimate
+    std::optional<double> untraced_cpu_share;      // the step thread's CPU time / wall time, untraced
     std::optional<int> intra_op_threads;
     std::string iteration_label;
     std::string workload;

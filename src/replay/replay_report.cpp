@@ -110,11 +110,9 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
 
     // Coverage by recorded time.
     std::vector<uint32_t> sizes = subtree_sizes(trace);
-    auto profile_us = [&](NodeIndex n) {
-        // The events nested in the op carry the profiler's cost inside its
-        // interval; the replay's timer is corrected the same way (time_ops).
-        return std::max(0.0, trace.timing[n.value].duration_us - gaps.per_event_us * double(sizes[n.value] - 1));
-    };
+    // The events nested in the op carry the profiler's cost inside its
+    // interval; the replay's timer is corrected the same way (time_ops).
+    auto profile_us = [&](NodeIndex n) { return corrected_duration_us(trace, n, sizes, gaps.per_event_us); };
     if (timed) {
         double all = 0, done = 0;
         for (NodeIndex n : sel.ops)

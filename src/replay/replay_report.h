@@ -25,7 +25,7 @@ struct ReplaySettings {
     int warmup = 0;
     int iters = 0;
     bool lazy = false;
-    std::string host_gaps = "none";  // "recorded" or "none"
+    std::string host_gaps = "none";  // "recorded", "untraced" or "none"
 };
 
 struct SkipCount {

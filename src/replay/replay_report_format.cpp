@@ -54,6 +54,12 @@ std::string report_json(const ReplayReport& r) {
     w.key("host_gap_model").begin_object();
     w.field("calibrated", r.gaps.calibrated).field("per_event_overhead_us", r.gaps.per_event_us);
     w.field("recorded_gaps_ms", r.gaps.recorded_total_us / 1000.0).field("corrected_gaps_ms", r.gaps.corrected_total_us / 1000.0);
+    w.field("from_untraced", r.gaps.from_untraced);
+    if (r.gaps.cpu_share > 0) w.field("cpu_share", r.gaps.cpu_share);
+    if (r.gaps.from_untraced)
+        w.field("untraced_ms", r.gaps.untraced_us / 1000.0)
+            .field("recorded_op_time_ms", r.gaps.op_time_us / 1000.0)
+            .field("gap_scale", r.gaps.scale);
     w.end_object();
     w.key("per_category");
     compare_rows(w, r.per_category);
@@ -89,6 +95,12 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                      r.coverage_time_pct ? fmt::format(", {:.2f}% of recorded time", *r.coverage_time_pct) : ""));
     line(fmt::format("  replay median {:.3f} ms per iteration (op time {:.3f} ms, host gaps {:.3f} ms)", r.median_ms,
                      r.op_time_sum_ms, r.gaps.corrected_total_us / 1000.0));
+    if (r.gaps.cpu_share > 0 && r.settings.host_gaps != "none")
+        line(fmt::format("  host gaps spun in CPU time at the original's CPU share {:.2f}", r.gaps.cpu_share));
+    if (r.gaps.from_untraced)
+        line(fmt::format("  host time from the untraced run: {:.3f} ms untraced - {:.3f} ms recorded op time "
+                         "(corrected); recorded gaps x {:.2f}",
+                         r.gaps.untraced_us / 1000.0, r.gaps.op_time_us / 1000.0, r.gaps.scale));
     if (r.original_ms)
         line(fmt::format("  original {:.3f} ms ({}), error {:+.1f}%", *r.original_ms, r.original_source, r.error_pct.value_or(0)));
     else

@@ -77,15 +77,28 @@ SessionResult run_replay_session(const SessionOptions& o) {
     gaps.per_event_us = per_event;
     gaps.calibrated = per_event > 0;
     std::vector<double> gap_per_step;
-    if (o.host_gaps == "recorded") {
+    if (o.host_gaps == "recorded" || o.host_gaps == "untraced") {
         if (trace.timing.size() != trace.nodes.size())
-            std::fprintf(stderr, "mimic: warning: --host-gaps recorded needs a profile; replaying without gaps\n");
+            std::fprintf(stderr, "mimic: warning: --host-gaps %s needs a profile; replaying without gaps\n",
+                         o.host_gaps.c_str());
         std::vector<NodeIndex> ran;
         for (const Step& s : replayer.steps())
             if (!s.skipped) ran.push_back(s.node);
         gaps = host_gaps(trace, ran, per_event);
+        if (o.host_gaps == "untraced") {
+            if (!meta || !meta->untraced_median_ms)
+                fail({input.meta_path.empty() ? input.trace_path : input.meta_path, -1, -1, "untraced_median_ms"},
+                     "--host-gaps untraced needs the untraced iteration time a recording's meta.json gives "
+                     "(use --host-gaps recorded or none)");
+            const std::string warning = calibrate_to_untraced(gaps, trace, ran, *meta->untraced_median_ms * 1000.0);
+            if (!warning.empty()) std::fprintf(stderr, "mimic: warning: %s\n", warning.c_str());
+        }
         size_t k = 0;
         for (const Step& s : replayer.steps()) gap_per_step.push_back(s.skipped ? 0.0 : gaps.gap_us[k++]);
+        if (meta && meta->untraced_cpu_share && *meta->untraced_cpu_share > 0) {
+            gaps.cpu_share = *meta->untraced_cpu_share;
+            replayer.set_gap_cpu_share(gaps.cpu_share);
+        }
     }
 
     for (int i = 0; i < o.warmup; ++i) replayer.run_iteration(gap_per_step);

@@ -1,5 +1,7 @@
 #include "replay/replayer.h"
 
+#include <ctime>
+
 #include <c10/core/GradMode.h>
 #include <c10/util/Exception.h>
 
@@ -23,8 +25,22 @@ double us_since(Clock::time_point t0) {
 }
 
 // Keeps the host busy, as the original's Python and autograd code did between ops.
-void spin_us(double us) {
+double thread_cpu_us() {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e6 + double(ts.tv_nsec) / 1e3;
+}
+
+// Busy for `us` of wall time; or, with a CPU share, until this thread has run
+// us x share on a CPU (host work, which takes longer when ranks share cores).
+void spin_us(double us, double cpu_share) {
     if (us <= 0) return;
+    if (cpu_share > 0) {
+        const double until = thread_cpu_us() + us * cpu_share;
+        while (thread_cpu_us() < until) {
+        }
+        return;
+    }
     const auto until = Clock::now() + std::chrono::nanoseconds(int64_t(us * 1000));
     while (Clock::now() < until) {
     }
@@ -379,7 +395,7 @@ double Replayer::run_iteration(const std::vector<double>& gaps_us) {
     for (size_t s = 0; s < steps_.size(); ++s) {
         Step& step = steps_[s];
         if (step.skipped) continue;
-        if (gaps) spin_us(gaps_us[s]);
+        if (gaps) spin_us(gaps_us[s], gap_cpu_share_);
         run_step(step, Pass::Run);
         for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
     }

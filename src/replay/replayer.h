@@ -52,6 +52,9 @@ public:
     // `gaps_us` (one per step, may be empty) the host is kept busy that long
     // before each op, standing in for the original's Python and autograd time.
     double run_iteration(const std::vector<double>& gaps_us = {});
+    // > 0: a gap is spent as that share of its length in this thread's CPU
+    // time (see host_gaps.h); 0: in wall time.
+    void set_gap_cpu_share(double share) { gap_cpu_share_ = share; }
     // `passes` iterations timing each op's call; op_us() gets each op's median.
     void time_ops(int passes = 3);
 
@@ -96,9 +99,10 @@ private:
     std::vector<double> op_us_;
     std::unique_ptr<CollectiveRunner> runner_;
     std::vector<ReplayCollective> collectives_;
-    std::vector<uint32_t> end_waits_;
-    bool sync_collectives_ = false;
-    double timer_cost_per_event_us_ = 0;  // time_ops: every collective waited for at once  // async collectives no later step waits for: the iteration's end does
+    std::vector<uint32_t> end_waits_;    // async collectives no later step waits for: the iteration's end does
+    bool sync_collectives_ = false;       // time_ops: every collective waited for at once
+    double timer_cost_per_event_us_ = 0;  // the per-op timer's own cost per nested event
+    double gap_cpu_share_ = 0;
     size_t fallbacks_ = 0;
     size_t runtime_errors_ = 0;
     size_t shape_mismatches_ = 0;

@@ -175,8 +175,11 @@ const Registrar registrar{{
         app.add_flag("--lazy,!--no-lazy", a->lazy,
                      "free each produced tensor after its last use, as PyTorch frees it (default); --no-lazy keeps "
                      "every output until the next iteration overwrites it");
-        app.add_option("--host-gaps", a->host_gaps, "recorded: reproduce the host time between ops; none: op time only")
-            ->check(CLI::IsMember({"recorded", "none"}));
+        app.add_option("--host-gaps", a->host_gaps,
+                       "host time between ops: recorded (the traced iteration's gaps, less the instrumentation), "
+                       "untraced (the recorded gaps scaled so ops + gaps = meta.json's untraced time), "
+                       "none (op time only; the default)")
+            ->check(CLI::IsMember({"recorded", "untraced", "none"}));
         app.add_option("--device", a->device, "device to replay on (cpu)");
         app.add_option("--max-ops", a->max_ops, "replay at most this many top-level ops (quick looks)");
         app.add_option("--record-replay", a->record_replay, "record the replay itself as an ET into DIR/et.json");

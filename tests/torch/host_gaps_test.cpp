@@ -1,0 +1,73 @@
+#include "replay/host_gaps.h"
+
+#include <gtest/gtest.h>
+
+#include "replay_test_trace.h"
+
+namespace mimic::replay {
+namespace {
+
+// Three top-level ops, each with its profiled interval: [0, 100), [150, 250)
+// and [400, 500) us, so the recorded gaps are 50 and 150 us.
+struct ThreeOps {
+    Trace trace;
+    std::vector<NodeIndex> ops;
+    ThreeOps() {
+        testing::TestTrace b;
+        std::vector<uint64_t> ids;
+        for (int i = 0; i < 3; ++i) ids.push_back(b.op("aten::relu", "aten::relu(Tensor self) -> Tensor", {}, {}));
+        trace = b.finish();
+        trace.timing.assign(trace.nodes.size(), NodeTiming{});
+        const double starts[3] = {0, 150, 400};
+        for (int i = 0; i < 3; ++i) {
+            const NodeIndex n = trace.find(NodeId(ids[size_t(i)]));
+            trace.timing[n.value].start_us = starts[i];
+            trace.timing[n.value].duration_us = 100;
+            ops.push_back(n);
+        }
+    }
+};
+
+TEST(HostGaps, RecordedGapsLoseTheInstrumentationOfTheEventsInThem) {
+    ThreeOps t;
+    const HostGapModel m = host_gaps(t.trace, t.ops, 10.0);
+    ASSERT_EQ(m.gap_us.size(), 3u);
+    EXPECT_DOUBLE_EQ(m.gap_us[0], 0.0);
+    EXPECT_DOUBLE_EQ(m.gap_us[1], 40.0);  // the op ending the gap is one event
+    EXPECT_DOUBLE_EQ(m.gap_us[2], 140.0);
+    EXPECT_DOUBLE_EQ(m.recorded_total_us, 200.0);
+    EXPECT_DOUBLE_EQ(m.corrected_total_us, 180.0);
+}
+
+TEST(HostGaps, FromTheUntracedRunTheGapsAddUpToItsTimeLessTheOps) {
+    ThreeOps t;
+    HostGapModel m = host_gaps(t.trace, t.ops, 0.0);
+    // 390 us untraced - 300 us of ops = 90 us of host time, split 1:3 as recorded.
+    EXPECT_EQ(calibrate_to_untraced(m, t.trace, t.ops, 390.0), "");
+    EXPECT_TRUE(m.from_untraced);
+    EXPECT_DOUBLE_EQ(m.op_time_us, 300.0);
+    EXPECT_DOUBLE_EQ(m.scale, 0.45);
+    EXPECT_DOUBLE_EQ(m.gap_us[1], 22.5);
+    EXPECT_DOUBLE_EQ(m.gap_us[2], 67.5);
+    EXPECT_DOUBLE_EQ(m.corrected_total_us, 90.0);
+}
+
+TEST(HostGaps, OpsLongerThanTheUntracedRunLeaveNoHostTimeAndSaySo) {
+    ThreeOps t;
+    HostGapModel m = host_gaps(t.trace, t.ops, 0.0);
+    const std::string warning = calibrate_to_untraced(m, t.trace, t.ops, 250.0);
+    EXPECT_NE(warning.find("exceed the untraced iteration"), std::string::npos) << warning;
+    for (double g : m.gap_us) EXPECT_EQ(g, 0.0);
+    EXPECT_EQ(m.corrected_total_us, 0.0);
+}
+
+TEST(HostGaps, WithoutAProfileThereIsNothingToScale) {
+    ThreeOps t;
+    t.trace.timing.clear();
+    HostGapModel m = host_gaps(t.trace, t.ops, 0.0);
+    EXPECT_EQ(calibrate_to_untraced(m, t.trace, t.ops, 390.0), "");
+    for (double g : m.gap_us) EXPECT_EQ(g, 0.0);
+}
+
+}  // namespace
+}  // namespace mimic::replay
