@@ -15,6 +15,8 @@ work=$(mktemp -d)
 trap 'pkill -KILL -f "$work" 2>/dev/null; rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 record() { PYTHONPATH="$src_python" "$python" -m mimic_record "$@" > "$work/record.log" 2>&1 || { cat "$work/record.log"; exit 1; }; }
+# The pid of the launcher's child that runs rank $2 (from its environment), if any.
+rank_process() { for p in $(pgrep -P "$1"); do tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx "RANK=$2" && echo $p; done; }
 no_orphans() { ! pgrep -f "$work/$1" > /dev/null || { pgrep -af "$work/$1"; fail "$2: processes left behind"; }; }
 
 record --workload ddp_mlp --nproc 2 --out "$work/ddp" --warmup 1 --iters 2
@@ -51,8 +53,14 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 sleep 3  # past the rendezvous, into the timed iterations
-victim=$(for p in $(pgrep -P $launcher); do tr '\0' '\n' < /proc/$p/environ | grep -qx RANK=1 && echo $p; done)
-[ -n "$victim" ] || fail "killed rank: could not find rank 1's process"
+# Polled: if the rendezvous port was taken, the launcher restarts the ranks on another one.
+victim=""
+for _ in $(seq 100); do
+    victim=$(rank_process $launcher 1)
+    [ -n "$victim" ] && break
+    sleep 0.1
+done
+[ -n "$victim" ] || { cat "$work/killed.err"; fail "killed rank: could not find rank 1's process"; }
 start=$SECONDS
 kill -KILL "$victim"
 wait $launcher
@@ -68,8 +76,13 @@ no_orphans ddp "killed rank"
 "$mimic" replay "$work/ddp" --warmup 0 --iters 100000 --timeout-s 4 > /dev/null 2> "$work/hung.err" &
 launcher=$!
 sleep 4
-victim=$(for p in $(pgrep -P $launcher); do tr '\0' '\n' < /proc/$p/environ | grep -qx RANK=1 && echo $p; done)
-[ -n "$victim" ] || fail "hung rank: could not find rank 1's process"
+victim=""
+for _ in $(seq 100); do
+    victim=$(rank_process $launcher 1)
+    [ -n "$victim" ] && break
+    sleep 0.1
+done
+[ -n "$victim" ] || { cat "$work/hung.err"; fail "hung rank: could not find rank 1's process"; }
 kill -STOP "$victim"
 start=$SECONDS
 wait $launcher
