@@ -17,6 +17,17 @@ fail() { echo "FAIL: $*"; exit 1; }
 record() { PYTHONPATH="$src_python" "$python" -m mimic_record "$@" > "$work/record.log" 2>&1 || { cat "$work/record.log"; exit 1; }; }
 # The pid of the launcher's child that runs rank $2 (from its environment), if any.
 rank_process() { for p in $(pgrep -P "$1"); do tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx "RANK=$2" && echo $p; done; }
+# The same, waited for up to 10 s: if the rendezvous port was taken, the
+# launcher restarts the ranks on another one.
+wait_rank_process() {
+    local pid=""
+    for _ in $(seq 100); do
+        pid=$(rank_process "$1" "$2")
+        [ -n "$pid" ] && break
+        sleep 0.1
+    done
+    echo "$pid"
+}
 no_orphans() { ! pgrep -f "$work/$1" > /dev/null || { pgrep -af "$work/$1"; fail "$2: processes left behind"; }; }
 
 record --workload ddp_mlp --nproc 2 --out "$work/ddp" --warmup 1 --iters 2
@@ -53,13 +64,7 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 sleep 3  # past the rendezvous, into the timed iterations
-# Polled: if the rendezvous port was taken, the launcher restarts the ranks on another one.
-victim=""
-for _ in $(seq 100); do
-    victim=$(rank_process $launcher 1)
-    [ -n "$victim" ] && break
-    sleep 0.1
-done
+victim=$(wait_rank_process $launcher 1)
 [ -n "$victim" ] || { cat "$work/killed.err"; fail "killed rank: could not find rank 1's process"; }
 start=$SECONDS
 kill -KILL "$victim"
@@ -76,12 +81,7 @@ no_orphans ddp "killed rank"
 "$mimic" replay "$work/ddp" --warmup 0 --iters 100000 --timeout-s 4 > /dev/null 2> "$work/hung.err" &
 launcher=$!
 sleep 4
-victim=""
-for _ in $(seq 100); do
-    victim=$(rank_process $launcher 1)
-    [ -n "$victim" ] && break
-    sleep 0.1
-done
+victim=$(wait_rank_process $launcher 1)
 [ -n "$victim" ] || { cat "$work/hung.err"; fail "hung rank: could not find rank 1's process"; }
 kill -STOP "$victim"
 start=$SECONDS
