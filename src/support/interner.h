@@ -28,7 +28,7 @@ inline uint64_t quick_fingerprint(std::string_view s) {
     if (s.size() >= 8) {
         std::memcpy(&head, s.data(), 8);
         std::memcpy(&tail, s.data() + s.size() - 8, 8);
-    } else {
+    } else if (!s.empty()) {  // an empty view's data() may be null, which memcpy must not get
         std::memcpy(&head, s.data(), s.size());
     }
     uint64_t h = (head ^ (tail * 0x9E3779B97F4A7C15ull) ^ s.size()) * 0xBF58476D1CE4E5B9ull;
@@ -55,7 +55,7 @@ public:
         // hashing every byte of a long schema on a repeat.
         StrId& slot = recent_[quick_fingerprint(s) & (kRecentSlots - 1)];
         const std::string_view seen = views_[slot.value];
-        if (seen.size() == s.size() && std::memcmp(seen.data(), s.data(), s.size()) == 0) return slot;
+        if (seen.size() == s.size() && (s.empty() || std::memcmp(seen.data(), s.data(), s.size()) == 0)) return slot;
         auto it = index_.find(s);
         if (it != index_.end()) return slot = it->second;
         storage_.emplace_back(s);
