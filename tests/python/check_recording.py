@@ -73,6 +73,13 @@ def check_one(d, workload, rank, world_size):
         _require(rf not in linked, f"Record function id {rf} on two profile events")
         linked[rf] = e["name"]
     unlinked = sorted(set(et_names) - set(linked))
+    # A gloo:* label ends on Gloo's worker thread, from a callback that may run after the
+    # profiler stopped even with the recorder's settle time, on a loaded machine: the one
+    # record that may be missing, and replay does not time labels.
+    late_gloo = [r for r in unlinked if et_names[r].startswith("gloo:")]
+    if late_gloo:
+        print(f"note: {len(late_gloo)} gloo:* label(s) ended after the profiler stopped: {late_gloo[:3]}")
+    unlinked = [r for r in unlinked if r not in late_gloo]
     _require(not unlinked, f"{len(unlinked)} of {len(et_names)} ET ops have no profile event, "
                            f"e.g. rf_id {unlinked[:3]} {[et_names[r] for r in unlinked[:3]]}")
 
