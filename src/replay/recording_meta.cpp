@@ -27,6 +27,7 @@ RecordingMeta read_recording_meta(const std::string& path) {
     number("traced_iteration_ms", meta.traced_iteration_ms);
     number("profiler_event_cost_us", meta.profiler_event_cost_us);
     number("untraced_cpu_share", meta.untraced_cpu_share);
+    number("untraced_page_faults_per_iter", meta.untraced_page_faults_per_iter);
     if (meta.untraced_cpu_share && *meta.untraced_cpu_share > 1)
         fail({path, -1, -1, "untraced_cpu_share"}, "expected a share between 0 and 1, got " +
                                                       std::to_string(*meta.untraced_cpu_share));

@@ -14,6 +14,7 @@ struct RecordingMeta {
     std::optional<double> traced_iteration_ms;
     std::optional<double> profiler_event_cost_us;  // measured by the recorder; preferred to the spread estimate
     std::optional<double> untraced_cpu_share;      // the step thread's CPU time / wall time, untraced
+    std::optional<double> untraced_page_faults_per_iter;  // minor faults of the whole process
     std::optional<int> intra_op_threads;
     std::string iteration_label;
     std::string workload;

@@ -46,9 +46,15 @@ uint64_t peak_rss_bytes() {
     return uint64_t(u.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
+uint64_t minor_page_faults() {
+    struct rusage u {};
+    if (getrusage(RUSAGE_SELF, &u) != 0) return 0;
+    return uint64_t(u.ru_minflt);
+}
+
 ReplayReport make_report(const Trace& trace, const Replayer& replayer, const ReplaySettings& settings,
                          const std::vector<double>& iteration_ms, const std::optional<RecordingMeta>& meta,
-                         const HostGapModel& gaps) {
+                         const HostGapModel& gaps, uint64_t page_faults) {
     ReplayReport r;
     r.settings = settings;
     const Selection& sel = replayer.selection();
@@ -60,6 +66,8 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
     r.gaps = gaps;
     r.pool_bytes = replayer.pool_bytes();
     r.peak_rss_bytes = peak_rss_bytes();
+    if (!iteration_ms.empty()) r.page_faults_per_iter = double(page_faults) / double(iteration_ms.size());
+    if (meta) r.original_page_faults_per_iter = meta->untraced_page_faults_per_iter;
     r.fallbacks = replayer.fallbacks();
     r.shape_mismatches = replayer.shape_mismatches();
     r.runtime_errors = replayer.runtime_errors();

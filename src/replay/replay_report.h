@@ -94,20 +94,27 @@ struct ReplayReport {
     HostGapModel gaps;
     uint64_t pool_bytes = 0;
     uint64_t peak_rss_bytes = 0;
+    // Minor page faults per timed iteration, the replay's and the original's
+    // untraced ones (meta.json): allocator state the replay cannot copy.
+    std::optional<double> page_faults_per_iter;
+    std::optional<double> original_page_faults_per_iter;
     size_t fallbacks = 0;
     size_t shape_mismatches = 0;
     size_t runtime_errors = 0;
     double coverage_pct() const { return ops_total ? 100.0 * double(ops_replayed) / double(ops_total) : 0.0; }
 };
 
+// `page_faults`: the minor faults of the timed iterations, all of them.
 ReplayReport make_report(const Trace& trace, const Replayer& replayer, const ReplaySettings& settings,
                          const std::vector<double>& iteration_ms, const std::optional<RecordingMeta>& meta,
-                         const HostGapModel& gaps);
+                         const HostGapModel& gaps, uint64_t page_faults);
 
 std::string report_json(const ReplayReport& r);
 std::string report_text(const ReplayReport& r, size_t max_rows = 15);
 
 // Peak resident memory of this process, bytes.
 uint64_t peak_rss_bytes();
+// Minor page faults of this process so far.
+uint64_t minor_page_faults();
 
 }  // namespace mimic::replay

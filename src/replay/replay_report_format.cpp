@@ -66,6 +66,8 @@ std::string report_json(const ReplayReport& r) {
     w.key("per_op");
     compare_rows(w, r.per_op);
     w.field("pool_bytes", uint64_t(r.pool_bytes)).field("peak_rss_bytes", uint64_t(r.peak_rss_bytes));
+    if (r.page_faults_per_iter) w.field("page_faults_per_iter", *r.page_faults_per_iter);
+    if (r.original_page_faults_per_iter) w.field("original_page_faults_per_iter", *r.original_page_faults_per_iter);
     w.field("fallbacks", uint64_t(r.fallbacks)).field("shape_mismatches", uint64_t(r.shape_mismatches));
     w.field("runtime_errors", uint64_t(r.runtime_errors));
     w.field("rank", r.rank).field("world_size", r.world_size);
@@ -115,6 +117,12 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
         line(fmt::format("  per-op time vs profile, weighted by time: {:.1f}% of profiled op time", *r.per_op_error_weighted_pct));
     line(fmt::format("  memory: pool {:.1f} MiB, peak RSS {:.1f} MiB; {} consumers rerouted to pool tensors, {} shape mismatches",
                      double(r.pool_bytes) / 1048576.0, double(r.peak_rss_bytes) / 1048576.0, r.fallbacks, r.shape_mismatches));
+    if (r.page_faults_per_iter)
+        line(fmt::format("  page faults per iteration: {:.0f}{}", *r.page_faults_per_iter,
+                         r.original_page_faults_per_iter
+                             ? fmt::format(" (original {:.0f}: a difference is allocator state, and costs time)",
+                                           *r.original_page_faults_per_iter)
+                             : std::string()));
     if (!r.skipped.empty()) {
         line("  skipped:");
         for (size_t i = 0; i < r.skipped.size() && i < max_rows; ++i)

@@ -77,6 +77,10 @@ SessionResult run_replay_session(const SessionOptions& o) {
     gaps.per_event_us = per_event;
     gaps.calibrated = per_event > 0;
     std::vector<double> gap_per_step;
+    if (o.host_gaps == "untraced" && (!meta || !meta->untraced_median_ms))
+        fail({input.meta_path.empty() ? input.trace_path : input.meta_path, -1, -1, "untraced_median_ms"},
+             "--host-gaps untraced needs the untraced iteration time a recording's meta.json gives "
+             "(use --host-gaps recorded or none)");
     if (o.host_gaps == "recorded" || o.host_gaps == "untraced") {
         if (trace.timing.size() != trace.nodes.size())
             std::fprintf(stderr, "mimic: warning: --host-gaps %s needs a profile; replaying without gaps\n",
@@ -86,10 +90,6 @@ SessionResult run_replay_session(const SessionOptions& o) {
             if (!s.skipped) ran.push_back(s.node);
         gaps = host_gaps(trace, ran, per_event);
         if (o.host_gaps == "untraced") {
-            if (!meta || !meta->untraced_median_ms)
-                fail({input.meta_path.empty() ? input.trace_path : input.meta_path, -1, -1, "untraced_median_ms"},
-                     "--host-gaps untraced needs the untraced iteration time a recording's meta.json gives "
-                     "(use --host-gaps recorded or none)");
             const std::string warning = calibrate_to_untraced(gaps, trace, ran, *meta->untraced_median_ms * 1000.0);
             if (!warning.empty()) std::fprintf(stderr, "mimic: warning: %s\n", warning.c_str());
         }
@@ -103,7 +103,9 @@ SessionResult run_replay_session(const SessionOptions& o) {
 
     for (int i = 0; i < o.warmup; ++i) replayer.run_iteration(gap_per_step);
     std::vector<double> iteration_ms;
+    const uint64_t faults_before = minor_page_faults();
     for (int i = 0; i < o.iters; ++i) iteration_ms.push_back(replayer.run_iteration(gap_per_step));
+    const uint64_t page_faults = minor_page_faults() - faults_before;
     replayer.time_ops();
     if (!o.record_replay.empty()) {
         std::string path = record_replay(replayer, o.record_replay);
@@ -119,7 +121,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
     settings.lazy = o.lazy;
     settings.host_gaps = o.host_gaps;
     SessionResult result;
-    result.report = make_report(trace, replayer, settings, iteration_ms, meta, gaps);
+    result.report = make_report(trace, replayer, settings, iteration_ms, meta, gaps, page_faults);
     if (o.dist) {
         result.report.rank = o.dist->rank;
         result.report.world_size = o.dist->world_size;

@@ -26,6 +26,11 @@ if [ -f "$LINEAR" ]; then
     done
     [ "$(json_get "$TMP/linear.json" "len(d['iteration_ms'])")" = 2 ] || fail "iteration_ms should hold 2 times"
     [ "$(json_get "$TMP/linear.json" "d['ops_replayed']")" = 258 ] || fail "linear: expected 258 replayed ops"
+    # A bare ET has no untraced time to take host time from: one clear error.
+    if "$MIMIC" replay "$LINEAR" --host-gaps untraced --iters 1 > "$TMP/untraced.out" 2>&1; then
+        fail "--host-gaps untraced without meta.json succeeded"
+    fi
+    grep -q "field 'untraced_median_ms'" "$TMP/untraced.out" || fail "--host-gaps untraced error: $(cat "$TMP/untraced.out")"
     grep -q "258 of 258 top-level replayed" "$TMP/linear.txt" || fail "text report: coverage line"
 fi
 
@@ -48,6 +53,13 @@ if "$MIMIC" record --workload mlp --out "$TMP/mlp" --warmup 1 --iters 3 > "$TMP/
         > "$TMP/mlp.txt" 2>&1 || fail "replay of a fresh recording failed: $(cat "$TMP/mlp.txt")"
     [ "$(json_get "$TMP/mlp.json" "d['ops_replayed'] == d['ops_total'] > 0")" = True ] || fail "mlp: not every op replayed"
     [ "$(json_get "$TMP/mlp.json" "d['original_source']")" = "meta.json untraced median" ] || fail "mlp: original time not from meta.json"
+    [ "$(json_get "$TMP/mlp.json" "d['page_faults_per_iter'] >= 0 and d['original_page_faults_per_iter'] >= 0")" = True ] \
+        || fail "mlp: page faults per iteration not reported for both sides"
+    [ "$(json_get "$TMP/mlp.json" "0 < d['host_gap_model']['cpu_share'] <= 1")" = True ] || fail "mlp: no CPU share for the gaps"
+    "$MIMIC" replay "$TMP/mlp" --host-gaps untraced --iters 2 --json "$TMP/mlp_untraced.json" > "$TMP/mlp_untraced.txt" 2>&1 \
+        || fail "replay with --host-gaps untraced failed: $(cat "$TMP/mlp_untraced.txt")"
+    [ "$(json_get "$TMP/mlp_untraced.json" "d['host_gap_model']['from_untraced'] and d['host_gap_model']['untraced_ms'] > 0")" = True ] \
+        || fail "mlp: --host-gaps untraced did not take the host time from the untraced run"
     "$MIMIC" diff "$TMP/mlp" "$TMP/mlp_replay/et.json" --json "$TMP/diff.json" > "$TMP/diff.txt" || fail "diff failed"
     [ "$(json_get "$TMP/diff.json" "d['identical']")" = True ] || fail "replay ran other ops than the original: $(cat "$TMP/diff.txt")"
 else

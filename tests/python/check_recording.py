@@ -19,6 +19,7 @@ import sys
 META_KEYS = ("meta_schema_version", "workload", "torch_version", "intra_op_threads", "cpu_model",
              "hostname", "rank", "world_size", "process_groups", "warmup", "iters",
              "untraced_iteration_ms", "untraced_median_ms", "untraced_thread_cpu_ms", "untraced_cpu_share",
+             "untraced_page_faults_per_iter",
              "traced_iteration_ms",
              "instrumentation_overhead_ms", "iteration_label", "et_schema", "rf_id_link")
 
@@ -50,6 +51,7 @@ def check_one(d, workload, rank, world_size):
     _require(meta["traced_iteration_ms"] > 0, "traced_iteration_ms not positive")
     cpu = meta["untraced_thread_cpu_ms"]
     _require(len(cpu) == len(times) and all(c >= 0 for c in cpu), "bad untraced_thread_cpu_ms")
+    _require(meta["untraced_page_faults_per_iter"] >= 0, "negative untraced_page_faults_per_iter")
     _require(0 < meta["untraced_cpu_share"] <= 1, f"untraced_cpu_share {meta['untraced_cpu_share']} not in (0, 1]")
 
     _require(et.get("schema") == "1.0.1", f"ET schema {et.get('schema')!r}, expected 1.0.1")
