@@ -6,6 +6,10 @@
 # Usage: bench/replay_dist.sh [MIMIC] [OUT_DIR]   (run on a quiet machine)
 #   HOST_GAPS=none|recorded|untraced (default none) is passed to --host-gaps;
 #   KEEP=1 replays the recordings already in OUT_DIR instead of recording anew.
+# This machine's speed drifts by tens of percent over minutes, so the
+# workload is also timed again, untraced, right after the replay ("after"):
+# the error against the mean of the untraced medians before and after the
+# replay (bracketing it) is printed next to the error against the recording's.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 mimic="${1:-$here/../build/mimic}"
@@ -21,14 +25,22 @@ for nproc in 2 4; do
                 --warmup 3 --iters 10 > "$dir.record.log" 2>&1
         fi
         "$mimic" replay "$dir" --warmup 3 --iters 10 --host-gaps "${HOST_GAPS:-none}" --json "$dir.json" > "$dir.txt"
-        "$python" - "$dir.json" "$workload" "$nproc" <<'PY'
-import json, sys
+        rm -rf "$dir.after"
+        PYTHONPATH="$here/../python" "$python" -m mimic_record --workload "$workload" --nproc "$nproc" --out "$dir.after" \
+            --warmup 3 --iters 10 > "$dir.after.log" 2>&1
+        "$python" - "$dir.json" "$workload" "$nproc" "$dir.after" <<'PY'
+import json, os, sys
 d = json.load(open(sys.argv[1]))
 s = d["summary"]
 errs = [r["error_pct"] for r in s["per_rank"]]
+after = [json.load(open(os.path.join(sys.argv[4], f"rank{r}", "meta.json")))["untraced_median_ms"]
+         for r in range(len(s["per_rank"]))]
+bracketed = [(r["median_ms"] / ((r["original_ms"] + a) / 2) - 1) * 100 for r, a in zip(s["per_rank"], after)]
 print(f"{sys.argv[2]:10} {sys.argv[3]} ranks: replay/original ms " +
       " ".join(f"{r['median_ms']:.2f}/{r['original_ms']:.2f}" for r in s["per_rank"]) +
-      f"  error% {' '.join(f'{e:+.1f}' for e in errs)}  collectives {s['collective_coverage_pct']:.0f}%  " +
+      f"  error% {' '.join(f'{e:+.1f}' for e in errs)}" +
+      f"  original after: {' '.join(f'{a:.2f}' for a in after)} ms, error vs mean% {' '.join(f'{e:+.1f}' for e in bracketed)}" +
+      f"  collectives {s['collective_coverage_pct']:.0f}%  " +
       " ".join(f"{c['collective']}({c['pg_name']}) busbw {c['busbw_GBps']:.3f} GB/s" for c in s["collectives"]))
 PY
     done
