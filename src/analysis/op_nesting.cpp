@@ -51,6 +51,12 @@ OpNesting compute_op_nesting(const Trace& trace, const std::vector<NodeClass>& c
             classes[i.value].category != OpCategory::Communication &&
             (classes[inherited.value].c10d_op || under_gloo[inherited.value]))
             inherited = kNoNode;
+        // A c10d op filed straight below an ATen op or another c10d op, no
+        // label between, was misfiled the same way: no ATen op calls a
+        // collective, and no c10d op another.
+        if (inherited != kNoNode && classes[i.value].c10d_op &&
+            (classes[inherited.value].c10d_op || trace.name(trace.nodes[inherited.value]).rfind("aten::", 0) == 0))
+            inherited = kNoNode;
         if (inherited != kNoNode)
             out.top_level_owner[i.value] = inherited;
         else if (classes[i.value].is_host_operator())

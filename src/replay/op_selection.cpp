@@ -33,12 +33,20 @@ bool under_gloo_label(const Trace& trace, NodeIndex i) {
 // gloo:* label; such an operator is not the ancestor of what is below the
 // label. Elsewhere a label below an operator is real (2.x records "detach"
 // inside aten::detach).
-bool has_operator_ancestor(const Trace& trace, NodeIndex i) {
+// The same desync can file a collective itself (a later DDP bucket's
+// c10d::allreduce_, a gloo:* label) directly below an ATen op, or a c10d op
+// below the previous c10d op, with no label in between: no ATen op calls a
+// collective and no c10d op another, so `collective` nodes are never an ATen
+// op's work, nor a c10d op's work a c10d op's.
+bool has_operator_ancestor(const Trace& trace, NodeIndex i, bool collective) {
+    const bool c10d_self = trace.name(trace.nodes[i.value]).rfind("c10d::", 0) == 0;
     bool crossed_label = false;
     for (NodeIndex p = trace.parent_of(i); p != kNoNode; p = trace.parent_of(p)) {
         const Node& n = trace.nodes[p.value];
         if (n.kind == NodeKind::Label || n.kind == NodeKind::Autograd) crossed_label = true;
         if (n.kind != NodeKind::Operator) continue;
+        if (collective && trace.name(n).rfind("aten::", 0) == 0) return false;
+        if (c10d_self && trace.name(n).rfind("c10d::", 0) == 0) return false;
         if (crossed_label && (trace.name(n).rfind("c10d::", 0) == 0 || under_gloo_label(trace, p))) return false;
         return true;
     }
@@ -99,8 +107,9 @@ Selection select_ops(const Trace& trace, const SelectionOptions& options) {
     for (NodeIndex i : range) {
         const Node& n = trace.nodes[i.value];
         const bool call = options.collectives && call_of[i.value] >= 0;
-        if ((n.kind != NodeKind::Operator && !call) || has_operator_ancestor(trace, i)) continue;
         std::string name(trace.name(n));
+        const bool collective = call || name.rfind("c10d::", 0) == 0;
+        if ((n.kind != NodeKind::Operator && !call) || has_operator_ancestor(trace, i, collective)) continue;
         if (options.include && !std::regex_search(name, *options.include)) continue;
         if (options.exclude && std::regex_search(name, *options.exclude)) continue;
         std::string why = never_replay_reason(name, options.collectives);

@@ -205,6 +205,20 @@ TEST(Collectives, CallsFiledUnderAnotherC10dOpCountOnce) {
     EXPECT_EQ(r.top_level_operators, 3u);
 }
 
+TEST(Collectives, AC10dOpFiledUnderAnAtenOpIsItsOwnTopLevelOperator) {
+    const std::string et = testing::et_with_a_c10d_op_filed_under_an_aten_op();
+    ASSERT_FALSE(et.empty());
+    const std::string path = testing::scratch_dir("c10d_under_aten") + "/et.json";
+    {
+        std::ofstream(path) << et;
+    }
+    const Report r = analyze(load_trace(path));
+    const CollectiveStats* ar = find(r.collectives, "all_reduce");
+    ASSERT_NE(ar, nullptr);
+    EXPECT_EQ(ar->count, 2u);
+    EXPECT_EQ(r.top_level_operators, 4u);  // 589, 640, 645 and 648: no ATen op calls a collective
+}
+
 TEST(Collectives, TracesWithoutCommunicationHaveNone) {
     for (const char* file : {"pytorch/linear_et.json.gz", "pytorch/pt2/pt2_et.json"}) {
         MIMIC_REQUIRE_TRACE(file);

@@ -13,19 +13,29 @@
 namespace mimic::replay {
 namespace {
 
-TEST(OpSelection, OpsFiledUnderAC10dOpAreTopLevel) {
-    const char* et = testing::kEtOpsFiledUnderAC10dOp;
-    const std::string path = testing::scratch_dir("selection_c10d_nesting") + "/et.json";
+// The trace of `et` (written to a scratch file named after `name`).
+Trace load_et_text(const std::string& et, const std::string& name) {
+    const std::string path = testing::scratch_dir(name) + "/et.json";
     {
         std::ofstream(path) << et;
     }
-    const Trace t = load_trace(path);
+    return load_trace(path);
+}
+
+// The ids of the ops a multi-rank replay selects, in order.
+std::vector<uint64_t> selected_ids(const Trace& t, Selection& sel) {
     SelectionOptions o;
     o.collectives = true;
-    const Selection sel = select_ops(t, o);
+    sel = select_ops(t, o);
     std::vector<uint64_t> ids;
     for (NodeIndex n : sel.ops) ids.push_back(t.nodes[n.value].id.value);
-    EXPECT_EQ(ids, (std::vector<uint64_t>{589, 640, 648}));
+    return ids;
+}
+
+TEST(OpSelection, OpsFiledUnderAC10dOpAreTopLevel) {
+    const Trace t = load_et_text(testing::kEtOpsFiledUnderAC10dOp, "selection_c10d_nesting");
+    Selection sel;
+    EXPECT_EQ(selected_ids(t, sel), (std::vector<uint64_t>{589, 640, 648}));
     ASSERT_EQ(sel.collectives.size(), 2u);
     EXPECT_EQ(sel.collectives[1].input_bytes, 65792u * 4);
 
@@ -35,6 +45,33 @@ TEST(OpSelection, OpsFiledUnderAC10dOpAreTopLevel) {
     EXPECT_EQ(t.nodes[single.ops[0].value].id.value, 640u);
     ASSERT_EQ(single.excluded.size(), 2u);
     EXPECT_NE(single.excluded[0].reason.find("--nproc"), std::string::npos);
+}
+
+// Under load the observer can also file a later bucket's c10d::allreduce_
+// straight below an ATen op (here an aten::as_strided that has long ended),
+// with no label between: it is still a call of its own (CI lost three of
+// four DDP calls on one rank this way).
+TEST(OpSelection, ACollectiveFiledUnderAnAtenOpIsStillACall) {
+    const std::string et = testing::et_with_a_c10d_op_filed_under_an_aten_op();
+    ASSERT_FALSE(et.empty());
+    const Trace t = load_et_text(et, "selection_c10d_under_aten");
+    Selection sel;
+    EXPECT_EQ(selected_ids(t, sel), (std::vector<uint64_t>{589, 640, 645, 648}));
+    ASSERT_EQ(sel.collectives.size(), 2u);
+    EXPECT_EQ(sel.collectives[1].input_bytes, 65792u * 4);
+}
+
+// Or straight below the previous c10d op: no c10d op calls another.
+TEST(OpSelection, AC10dOpFiledUnderTheLastOneIsStillACall) {
+    std::string et = testing::kEtOpsFiledUnderAC10dOp;
+    const std::string from = R"ET("id": 648, "rf_id": 648, "parent": 636,)ET";
+    const size_t at = et.find(from);
+    ASSERT_NE(at, std::string::npos);
+    et.replace(at, from.size(), R"ET("id": 648, "rf_id": 648, "parent": 589,)ET");
+    const Trace t = load_et_text(et, "selection_c10d_under_c10d");
+    Selection sel;
+    EXPECT_EQ(selected_ids(t, sel), (std::vector<uint64_t>{589, 640, 648}));
+    EXPECT_EQ(sel.collectives.size(), 2u);
 }
 
 }  // namespace
