@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace mimic::testing {
@@ -22,6 +23,14 @@ inline std::string scratch_dir(const std::string& name) {
     auto dir = std::filesystem::path(MIMIC_BINARY_DIR) / "test-scratch" / name;
     std::filesystem::create_directories(dir);
     return dir.string();
+}
+
+// Writes `text` to scratch_dir(dir)/file and returns its path: a trace a test
+// spells out, read back through the real reader.
+inline std::string scratch_file(const std::string& dir, const std::string& file, const std::string& text) {
+    const std::string path = scratch_dir(dir) + "/" + file;
+    std::ofstream(path) << text;
+    return path;
 }
 
 }  // namespace mimic::testing

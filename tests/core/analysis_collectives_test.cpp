@@ -4,8 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-
 #include "analysis/comm_values.h"
 #include "analysis/report.h"
 #include "io/trace_loader.h"
@@ -170,10 +168,7 @@ TEST(Collectives, CallsFiledUnderAnAsyncGlooLabelCountOnce) {
 {"name": "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", "id": 643, "rf_id": 643, "parent": 601, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "", "inputs": [], "input_shapes": [], "input_types": [], "outputs": [], "output_shapes": [], "output_types": []},
 {"name": "c10d::allreduce_", "id": 654, "rf_id": 654, "parent": 643, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "c10d::allreduce_(Tensor[] _0, __torch__.torch.classes.c10d.ProcessGroup _1, __torch__.torch.classes.c10d.ReduceOp _2, int _3) -> (Tensor[] _0, __torch__.torch.classes.c10d.Work _1)", "inputs": [[[653, 630, 0, 65792, 4, "cpu"]], "<Object>", "<Object>", -1], "input_shapes": [[[65792]], [], [], []], "input_types": ["GenericList[Tensor(float)]", "Object", "Object", "Int"], "outputs": [[[653, 630, 0, 65792, 4, "cpu"]], "<Object>"], "output_shapes": [[[65792]], []], "output_types": ["GenericList[Tensor(float)]", "Object"]}
 ]})ET";
-    const std::string path = testing::scratch_dir("gloo_async_label") + "/et.json";
-    {
-        std::ofstream(path) << et;
-    }
+    const std::string path = testing::scratch_file("gloo_async_label", "et.json", et);
     const Report r = analyze(load_trace(path));
     const CollectiveStats* ar = find(r.collectives, "all_reduce");
     ASSERT_NE(ar, nullptr);
@@ -193,10 +188,7 @@ TEST(Collectives, CallsFiledUnderAnAsyncGlooLabelCountOnce) {
 // top-level operator.
 TEST(Collectives, CallsFiledUnderAnotherC10dOpCountOnce) {
     const char* et = testing::kEtOpsFiledUnderAC10dOp;
-    const std::string path = testing::scratch_dir("c10d_nesting") + "/et.json";
-    {
-        std::ofstream(path) << et;
-    }
+    const std::string path = testing::scratch_file("c10d_nesting", "et.json", et);
     const Report r = analyze(load_trace(path));
     const CollectiveStats* ar = find(r.collectives, "all_reduce");
     ASSERT_NE(ar, nullptr);
@@ -208,10 +200,7 @@ TEST(Collectives, CallsFiledUnderAnotherC10dOpCountOnce) {
 TEST(Collectives, AC10dOpFiledUnderAnAtenOpIsItsOwnTopLevelOperator) {
     const std::string et = testing::et_with_a_c10d_op_filed_under_an_aten_op();
     ASSERT_FALSE(et.empty());
-    const std::string path = testing::scratch_dir("c10d_under_aten") + "/et.json";
-    {
-        std::ofstream(path) << et;
-    }
+    const std::string path = testing::scratch_file("c10d_under_aten", "et.json", et);
     const Report r = analyze(load_trace(path));
     const CollectiveStats* ar = find(r.collectives, "all_reduce");
     ASSERT_NE(ar, nullptr);

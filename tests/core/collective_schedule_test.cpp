@@ -4,8 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-
 #include "io/trace_loader.h"
 #include "test_support.h"
 
@@ -94,10 +92,7 @@ TEST(CollectiveSchedule, GlooLabelsAloneArePythonCallsMatchedInOrder) {
 {"name": "c10d::allreduce_", "id": 130, "rf_id": 90, "parent": 8, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "c10d::allreduce_(Tensor[] _0, __torch__.torch.classes.c10d.ProcessGroup _1, __torch__.torch.classes.c10d.ReduceOp _2, int _3) -> (Tensor[] _0, __torch__.torch.classes.c10d.Work _1)", "inputs": [[[129, 7408, 0, 29281, 4, "cpu"]], "<Object>", "<Object>", -1], "input_shapes": [[[29281]], [], [], []], "input_types": ["GenericList[Tensor(float)]", "Object", "Object", "Int"], "outputs": [[[129, 7408, 0, 29281, 4, "cpu"]], "<Object>"], "output_shapes": [[[29281]], []], "output_types": ["GenericList[Tensor(float)]", "Object"]},
 {"name": "gloo:all_reduce", "id": 131, "rf_id": 91, "parent": 8, "fw_parent": 0, "seq_id": -1, "scope": 7, "tid": 1, "fw_tid": 0, "op_schema": "", "inputs": [[129, 7408, 0, 29281, 4, "cpu"]], "input_shapes": [[29281]], "input_types": ["Tensor(float)"], "outputs": [], "output_shapes": [], "output_types": []}
 ]})ET";
-    const std::string path = testing::scratch_dir("schedule_gloo_labels") + "/et.json";
-    {
-        std::ofstream(path) << et;
-    }
+    const std::string path = testing::scratch_file("schedule_gloo_labels", "et.json", et);
     const Trace t = load_trace(path);
     std::vector<PythonCollective> py(2);
     py[0].op = "all_to_all_single";

@@ -190,13 +190,12 @@ TEST(LinkProfile, AProfileThatMatchesNothingLinksNothing) {
     MIMIC_REQUIRE_TRACE("pytorch/linear_et.json.gz");
     Trace trace = read_et("pytorch/linear_et.json.gz");
     EXPECT_TRUE(trace.timing.empty());  // no profile: the trace reads, with no timing
-    std::string path = testing::scratch_dir("link_profile") + "/unrelated.json";
-    std::ofstream(path) << R"({"traceEvents": [
+    const std::string path = testing::scratch_file("link_profile", "unrelated.json", R"({"traceEvents": [
       {"ph": "X", "cat": "cpu_op", "name": "other::op", "pid": 1, "tid": 1, "ts": 10, "dur": 5, "args": {"Record function id": 1}},
       {"ph": "X", "cat": "cpu_op", "name": "other::op2", "pid": 1, "tid": 1, "ts": 11, "dur": 2, "args": {"Record function id": 2}},
       {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 12, "dur": 1, "args": {"correlation": 5}},
       {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 20, "dur": 3, "args": {"correlation": 5, "stream": 7}},
-      {"ph": "X", "cat": "kernel", "name": "orphan", "pid": 0, "tid": 7, "ts": 30, "dur": 3, "args": {"correlation": 6}}]})";
+      {"ph": "X", "cat": "kernel", "name": "orphan", "pid": 0, "tid": 7, "ts": 30, "dur": 3, "args": {"correlation": 6}}]})");
     ProfileTrace profile = read_profile(path);
     LinkStats s = link_profile(trace, profile);
     EXPECT_EQ(s.linked, 0u);
@@ -217,8 +216,7 @@ TEST(LinkProfile, LaunchJoinsItsOpByExternalIdOrEnclosure) {
     // External id; launch 2's External id names no op (old Kineto writes the
     // correlation there), so the innermost enclosing op, addmm, launched it;
     // launch 3 sits in linear only; launch 4 names an op on another thread.
-    std::string path = testing::scratch_dir("link_profile") + "/launches.json";
-    std::ofstream(path) << R"({"traceEvents": [
+    const std::string path = testing::scratch_file("link_profile", "launches.json", R"({"traceEvents": [
       {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 100, "dur": 100, "args": {"Record function id": 1, "External id": 50}},
       {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 120, "dur": 50, "args": {"Record function id": 5, "External id": 51}},
       {"ph": "X", "cat": "cpu_op", "name": "aten::other", "pid": 1, "tid": 2, "ts": 100, "dur": 100, "args": {"External id": 52}},
@@ -229,7 +227,7 @@ TEST(LinkProfile, LaunchJoinsItsOpByExternalIdOrEnclosure) {
       {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 300, "dur": 3, "args": {"correlation": 1, "stream": 7, "device": 0}},
       {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 310, "dur": 3, "args": {"correlation": 2, "stream": 7, "device": 0, "Process Group Name": "pg0"}},
       {"ph": "X", "cat": "gpu_memset", "name": "m3", "pid": 0, "tid": 7, "ts": 320, "dur": 3, "args": {"correlation": 3, "stream": 7, "device": 0}},
-      {"ph": "X", "cat": "kernel", "name": "k4", "pid": 0, "tid": 8, "ts": 330, "dur": 3, "args": {"correlation": 4, "stream": 8, "device": 0}}]})";
+      {"ph": "X", "cat": "kernel", "name": "k4", "pid": 0, "tid": 8, "ts": 330, "dur": 3, "args": {"correlation": 4, "stream": 8, "device": 0}}]})");
     ProfileTrace profile = read_profile(path);
     LinkOptions options;
     options.in_order = false;

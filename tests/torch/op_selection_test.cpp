@@ -3,8 +3,6 @@
 // tests/recorded_et_samples.h).
 #include <gtest/gtest.h>
 
-#include <fstream>
-
 #include "io/trace_loader.h"
 #include "replay/op_selection.h"
 #include "recorded_et_samples.h"
@@ -15,11 +13,7 @@ namespace {
 
 // The trace of `et` (written to a scratch file named after `name`).
 Trace load_et_text(const std::string& et, const std::string& name) {
-    const std::string path = testing::scratch_dir(name) + "/et.json";
-    {
-        std::ofstream(path) << et;
-    }
-    return load_trace(path);
+    return load_trace(testing::scratch_file(name, "et.json", et));
 }
 
 // The ids of the ops a multi-rank replay selects, in order.
