@@ -1,12 +1,34 @@
 #include "support/column_allocator.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <mutex>
 #include <vector>
 
 namespace mimic::column_memory {
 
 namespace {
+
+size_t round_up(size_t bytes) { return (bytes + kHugePage - 1) & ~(kHugePage - 1); }
+
+// A block of round_up(bytes) starting on a huge-page boundary, or nullptr.
+void* map_aligned(size_t bytes) {
+    const size_t size = round_up(bytes);
+    void* raw = ::mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) return nullptr;
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(raw);
+    const uintptr_t aligned = (begin + kHugePage - 1) & ~(kHugePage - 1);
+    // Give back the slack on either side of the aligned block.
+    if (aligned > begin) ::munmap(raw, aligned - begin);
+    const uintptr_t end = aligned + size;
+    if (begin + size + kHugePage > end) ::munmap(reinterpret_cast<void*>(end), begin + size + kHugePage - end);
+#ifdef MADV_HUGEPAGE
+    ::madvise(reinterpret_cast<void*>(aligned), size, MADV_HUGEPAGE);  // advice: failure is harmless
+#endif
+    return reinterpret_cast<void*>(aligned);
+}
 
 // Small enough that blocks outgrown while one big trace reads (kept, never
 // reused by it) add little to its peak memory.

@@ -9,8 +9,6 @@
 // of it before the first 2 MiB boundary could never be a huge page.
 #pragma once
 
-#include <sys/mman.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -22,25 +20,6 @@ namespace column_memory {
 
 constexpr size_t kHugePage = size_t(2) << 20;
 constexpr size_t kMappedFrom = size_t(1) << 20;  // below: a huge page would be mostly unused
-
-inline size_t round_up(size_t bytes) { return (bytes + kHugePage - 1) & ~(kHugePage - 1); }
-
-// A block of round_up(bytes) starting on a huge-page boundary, or nullptr.
-inline void* map_aligned(size_t bytes) {
-    const size_t size = round_up(bytes);
-    void* raw = ::mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == MAP_FAILED) return nullptr;
-    const uintptr_t begin = reinterpret_cast<uintptr_t>(raw);
-    const uintptr_t aligned = (begin + kHugePage - 1) & ~(kHugePage - 1);
-    // Give back the slack on either side of the aligned block.
-    if (aligned > begin) ::munmap(raw, aligned - begin);
-    const uintptr_t end = aligned + size;
-    if (begin + size + kHugePage > end) ::munmap(reinterpret_cast<void*>(end), begin + size + kHugePage - end);
-#ifdef MADV_HUGEPAGE
-    ::madvise(reinterpret_cast<void*>(aligned), size, MADV_HUGEPAGE);  // advice: failure is harmless
-#endif
-    return reinterpret_cast<void*>(aligned);
-}
 
 // Blocks given back are kept for the next trace, up to 64 MiB: a tool
 // that reads trace after trace (a fleet's analysis) then reuses memory that
