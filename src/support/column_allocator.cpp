@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <mutex>
 #include <vector>
 
@@ -59,15 +60,16 @@ void* take(size_t bytes) {
     const size_t size = round_up(bytes);
     Pool& pl = pool();
     std::lock_guard<std::mutex> lock(pl.mutex);
-    // The smallest kept block that fits and wastes at most half of itself.
-    auto best = pl.kept.end();
-    for (auto it = pl.kept.begin(); it != pl.kept.end(); ++it)
-        if (it->size >= size && it->size <= 2 * size && (best == pl.kept.end() || it->size < best->size)) best = it;
+    // The smallest kept block that fits and wastes at most half of itself;
+    // of equal ones the last given back, whose pages are the warmest.
+    auto best = pl.kept.rend();
+    for (auto it = pl.kept.rbegin(); it != pl.kept.rend(); ++it)
+        if (it->size >= size && it->size <= 2 * size && (best == pl.kept.rend() || it->size < best->size)) best = it;
     Block block;
-    if (best != pl.kept.end()) {
+    if (best != pl.kept.rend()) {
         block = *best;
         pl.kept_bytes -= block.size;
-        pl.kept.erase(best);
+        pl.kept.erase(std::next(best).base());
     } else {
         block = {map_aligned(bytes), size};
         if (!block.p) return nullptr;
