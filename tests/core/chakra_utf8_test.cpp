@@ -171,5 +171,21 @@ TEST(Utf8, AcceptsWhatProtobufAcceptsAndNothingElse) {
     for (const Bad& b : bad) EXPECT_EQ(find_invalid_utf8(b.text), b.at) << b.text.size();
 }
 
+// The ASCII screen reads 64, 16 and 8 bytes at a time and the tail by an
+// overlapping load: one high byte at any place in texts of every length up to
+// past two 64-byte steps is seen, and its absence too.
+TEST(Utf8, AsciiScreenSeesOneHighByteAnywhere) {
+    for (size_t n = 0; n <= 150; ++n) {
+        std::string text(n, 'x');
+        ASSERT_TRUE(is_ascii(text.data(), n)) << n;
+        for (size_t at = 0; at < n; ++at) {
+            text[at] = '\x80';
+            ASSERT_FALSE(is_ascii(text.data(), n)) << n << " " << at;
+            ASSERT_EQ(find_invalid_utf8(text), at) << n << " " << at;
+            text[at] = 'x';
+        }
+    }
+}
+
 }  // namespace
 }  // namespace mimic
