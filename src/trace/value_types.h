@@ -4,7 +4,7 @@
 #pragma once
 
 #include <string_view>
-#include <unordered_map>
+#include <memory>
 #include <vector>
 
 #include "support/interner.h"
@@ -25,16 +25,17 @@ std::vector<std::string_view> split_type_list(std::string_view list);
 ValueTypeInfo describe_value_type(std::string_view type, StringInterner& strings);
 
 // Parses each distinct type string once; a trace repeats a few hundred of them.
+// Looked up once per value read, so by the string's dense id, not by hash.
 class ValueTypeTable {
 public:
     const ValueTypeInfo& of(StrId type, StringInterner& strings) {
-        auto it = types_.find(type.value);
-        if (it != types_.end()) return it->second;
-        return types_.emplace(type.value, describe_value_type(strings.view(type), strings)).first->second;
+        if (type.value < by_id_.size() && by_id_[type.value]) return *by_id_[type.value];
+        return describe(type, strings);
     }
 
 private:
-    std::unordered_map<uint32_t, ValueTypeInfo> types_;  // node-based: references stay valid
+    const ValueTypeInfo& describe(StrId type, StringInterner& strings);
+    std::vector<std::unique_ptr<ValueTypeInfo>> by_id_;  // owned one by one: references stay valid
 };
 
 }  // namespace mimic
