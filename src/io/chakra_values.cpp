@@ -1,5 +1,6 @@
 #include "io/chakra_values.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -50,10 +51,132 @@ void ChakraIoDecoder::parse_types(std::string_view types) {
     if (!types_cursor_.finished()) ids->clear();
 }
 
+namespace {
+
+// A hash of the three texts from their lengths and 32 bytes at their start,
+// middle and end: texts of different tensors differ there (ids are spread
+// over the whole text), and hashing every byte of every side would cost a
+// tenth of the decoding it saves. Equal hashes are confirmed by comparing.
+uint64_t side_hash(std::string_view values, std::string_view shapes, std::string_view types) {
+    constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+    uint64_t h = 0;
+    const auto mix = [&h](uint64_t w) { h = (h ^ w) * kMul; h ^= h >> 29; };
+    const auto sample = [&mix](std::string_view s) {
+        mix(s.size());
+        const auto words = [&](size_t at) {
+            for (size_t k = 0; k < 4; ++k) {
+                uint64_t w;
+                std::memcpy(&w, s.data() + at + 8 * k, 8);
+                mix(w);
+            }
+        };
+        if (s.size() >= 32) {
+            words(0);
+            words(s.size() / 2 - 16);
+            words(s.size() - 32);
+        } else {
+            for (size_t at = 0; at < s.size(); at += 8) {
+                uint64_t w = 0;
+                std::memcpy(&w, s.data() + at, std::min<size_t>(8, s.size() - at));
+                mix(w);
+            }
+        }
+    };
+    sample(values);
+    sample(shapes);
+    sample(types);
+    return h;
+}
+
+// Compared at most this many same-hash sides deep: texts that agree where
+// they are sampled cannot make every lookup walk a long chain.
+constexpr int kMaxSameHash = 8;
+
+}  // namespace
+
+const ChakraIoDecoder::SeenSide* ChakraIoDecoder::find_seen(uint64_t hash, std::string_view values,
+                                                             std::string_view shapes, std::string_view types) const {
+    auto it = seen_by_hash_.find(hash);
+    if (it == seen_by_hash_.end()) return nullptr;
+    int depth = 0;
+    for (int32_t i = it->second; i >= 0 && depth < kMaxSameHash; i = seen_[static_cast<size_t>(i)].next_same_hash, ++depth) {
+        const SeenSide& s = seen_[static_cast<size_t>(i)];
+        if (s.values == values && s.shapes == shapes && s.types == types) return &s;
+    }
+    return nullptr;
+}
+
+void ChakraIoDecoder::remember(uint64_t hash, std::string_view values, std::string_view shapes,
+                               std::string_view types, const SeenSide& where) {
+    constexpr size_t kMaxSeenBytes = size_t(32) << 20;
+    const size_t bytes = values.size() + shapes.size() + types.size();
+    if (seen_bytes_ + bytes > kMaxSeenBytes || seen_.size() >= INT32_MAX) return;
+    seen_bytes_ += bytes;
+    std::string& text = seen_texts_.emplace_back();
+    text.reserve(bytes);
+    text.append(values).append(shapes).append(types);
+    SeenSide s = where;
+    s.values = std::string_view(text).substr(0, values.size());
+    s.shapes = std::string_view(text).substr(values.size(), shapes.size());
+    s.types = std::string_view(text).substr(values.size() + shapes.size());
+    auto [it, added] = seen_by_hash_.try_emplace(hash, static_cast<int32_t>(seen_.size()));
+    if (!added) {
+        s.next_same_hash = it->second;
+        it->second = static_cast<int32_t>(seen_.size());
+    }
+    seen_.push_back(s);
+}
+
+void ChakraIoDecoder::copy_seen(const SeenSide& seen, ValueRange& out) {
+    // The copy lands after everything decoded since: shift its references.
+    const uint32_t value_shift = static_cast<uint32_t>(trace_.values.size()) - seen.values_begin;
+    const uint32_t tensor_shift = static_cast<uint32_t>(trace_.tensors.size()) - seen.tensors_begin;
+    const uint32_t dims_shift = static_cast<uint32_t>(trace_.dims.size()) - seen.dims_begin;
+    for (uint32_t i = seen.dims_begin; i < seen.dims_end; ++i) {
+        const int64_t d = trace_.dims[i];
+        trace_.dims.push_back(d);
+    }
+    for (uint32_t i = seen.tensors_begin; i < seen.tensors_end; ++i) {
+        TensorMeta t = trace_.tensors[i];
+        t.dims_begin += dims_shift;
+        trace_.tensors.push_back(t);
+    }
+    for (uint32_t i = seen.values_begin; i < seen.values_end; ++i) {
+        Value v = trace_.values[i];
+        if (v.kind == ValueKind::List) v.payload.range.begin += value_shift;
+        else if (v.kind == ValueKind::Tensor) v.payload.index += tensor_shift;
+        trace_.values.push_back(v);
+    }
+    out = {seen.out.begin + value_shift, seen.out.count};
+}
+
 bool ChakraIoDecoder::decode(std::string_view values, std::string_view shapes, std::string_view types,
                              ValueRange& out) {
     out = {static_cast<uint32_t>(trace_.values.size()), 0};
     if (values.empty()) return true;
+    // A short side parses in a few hundred cycles, about what hashing,
+    // looking up and remembering it would cost: only long ones are copied.
+    if (values.size() < kCopiedFromBytes) return decode_new(values, shapes, types, out);
+    const uint64_t hash = side_hash(values, shapes, types);
+    if (const SeenSide* seen = find_seen(hash, values, shapes, types)) {
+        copy_seen(*seen, out);
+        return true;
+    }
+    SeenSide where{};
+    where.values_begin = static_cast<uint32_t>(trace_.values.size());
+    where.tensors_begin = static_cast<uint32_t>(trace_.tensors.size());
+    where.dims_begin = static_cast<uint32_t>(trace_.dims.size());
+    if (!decode_new(values, shapes, types, out)) return false;
+    where.values_end = static_cast<uint32_t>(trace_.values.size());
+    where.tensors_end = static_cast<uint32_t>(trace_.tensors.size());
+    where.dims_end = static_cast<uint32_t>(trace_.dims.size());
+    where.out = out;
+    remember(hash, values, shapes, types, where);
+    return true;
+}
+
+bool ChakraIoDecoder::decode_new(std::string_view values, std::string_view shapes, std::string_view types,
+                                 ValueRange& out) {
     const size_t values_before = trace_.values.size(), tensors_before = trace_.tensors.size(),
                  dims_before = trace_.dims.size();
     parse_types(types);
@@ -89,6 +212,17 @@ bool ChakraIoDecoder::decode(std::string_view values, std::string_view shapes, s
 
 bool ChakraIoDecoder::decode_value(StrId type, bool shaped, Value& out) {
     const TypeInfo* info = type.value != 0 ? &types_.of(type, trace_.strings) : nullptr;
+    if (info && info->kind == ValueKind::Tensor) {
+        // Most of a trace's values: read the usual tuple spelling straight
+        // away (it consumes nothing when the text is spelled otherwise).
+        int64_t f[5];
+        std::string_view device;
+        if (values_.read_tensor_tuple(f, device)) {
+            add_tensor(*info, f, device.data() ? intern_device(device) : StrId{}, shaped, out);
+            out.type = type;
+            return true;
+        }
+    }
     if (values_.at_list_open()) {
         if (info && info->kind == ValueKind::Tensor) {
             const LiteralCursor::Mark at = values_.mark();
@@ -187,31 +321,33 @@ bool ChakraIoDecoder::decode_list(StrId type, const TypeInfo* info, bool shaped,
 }
 
 bool ChakraIoDecoder::try_tensor(const TypeInfo& info, bool shaped, Value& out) {
-    // [tensor_id, storage_id, offset, numel, itemsize(, device)]
+    // [tensor_id, storage_id, offset, numel, itemsize(, device)] spelled
+    // unusually: odd spacing, '+' signs, escapes in the device.
     int64_t f[5];
-    TensorMeta t;
-    std::string_view device;
-    if (values_.read_tensor_tuple(f, device)) {
-        if (device.data()) t.device = intern_device(device);
-    } else {
-        // The general path: odd spacing, '+' signs, escapes in the device.
-        values_.open_list();
-        for (int64_t& field : f)
-            if (!values_.next_element() || !values_.read_int(field)) return false;
-        if (values_.next_element()) {
-            Scalar d;
-            if (!values_.read_scalar(d) || d.kind != LiteralKind::String) return false;
-            t.device = intern_device(d.s);
-            if (values_.next_element() || !values_.ok()) return false;  // more than six items
-        } else if (!values_.ok()) {
-            return false;
-        }
+    StrId device;
+    values_.open_list();
+    for (int64_t& field : f)
+        if (!values_.next_element() || !values_.read_int(field)) return false;
+    if (values_.next_element()) {
+        Scalar d;
+        if (!values_.read_scalar(d) || d.kind != LiteralKind::String) return false;
+        device = intern_device(d.s);
+        if (values_.next_element() || !values_.ok()) return false;  // more than six items
+    } else if (!values_.ok()) {
+        return false;
     }
+    add_tensor(info, f, device, shaped, out);
+    return true;
+}
+
+void ChakraIoDecoder::add_tensor(const TypeInfo& info, const int64_t (&f)[5], StrId device, bool shaped, Value& out) {
+    TensorMeta t;
     t.tensor_id = static_cast<uint64_t>(f[0]);
     t.storage_id = static_cast<uint64_t>(f[1]);
     t.offset = static_cast<uint64_t>(f[2]);
     t.numel = static_cast<uint64_t>(f[3]);
     t.itemsize = static_cast<uint32_t>(f[4]);
+    t.device = device;
     t.dtype = info.dtype;
     t.undefined = info.undefined_tensor;
     read_dims(shaped, t);
@@ -219,7 +355,6 @@ bool ChakraIoDecoder::try_tensor(const TypeInfo& info, bool shaped, Value& out) 
     out.kind = ValueKind::Tensor;
     out.payload.index = static_cast<uint32_t>(trace_.tensors.size());
     trace_.tensors.push_back(t);
-    return true;
 }
 
 void ChakraIoDecoder::read_dims(bool shaped, TensorMeta& t) {
