@@ -7,7 +7,9 @@ the profiler, with the settings the recorder profiles with, and take the differe
 the cost of one event. Medians over several rounds keep a preempted round from counting.
 """
 
+import os
 import statistics
+import tempfile
 import time
 
 import torch
@@ -22,6 +24,36 @@ def _loop(x):
     for _ in range(_CALLS):
         torch.neg(x)  # one profiler event, one small allocation: a typical small op
     return (time.perf_counter_ns() - start) / 1e3 / _CALLS
+
+
+def _profiled_mean_us(x, probe):
+    """Mean profiled duration of the loop's op, with the fault probe counting or not."""
+    with profile(activities=[ProfilerActivity.CPU], record_shapes=True, profile_memory=True) as prof:
+        if probe:
+            probe.start()
+        try:
+            _loop(x)
+        finally:
+            if probe:
+                probe.stop(probe_tsv_scratch())
+    d = [e.time_range.elapsed_us() for e in prof.events() if e.name == "aten::neg"]
+    return statistics.mean(d) if d else 0.0
+
+
+def probe_tsv_scratch():
+    return os.path.join(tempfile.gettempdir(), f".mimic_probe_calibration.{os.getpid()}.tsv")
+
+
+def probe_cost_per_op_us(probe):
+    """Microseconds the page-fault probe (fault_probe.py) adds inside a top-level op's profiled
+    interval: its callbacks and one getrusage call run between the profiler's own. >= 0."""
+    x = torch.zeros(4)
+    _loop(x)
+    bare, probed = [], []
+    for _ in range(_ROUNDS // 2 + 1):
+        bare.append(_profiled_mean_us(x, None))
+        probed.append(_profiled_mean_us(x, probe))
+    return max(0.0, statistics.median(probed) - statistics.median(bare))
 
 
 def profiler_event_cost_us():

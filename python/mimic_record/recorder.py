@@ -26,7 +26,7 @@ import torch
 import torch.distributed as dist
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from . import calibrate, dist_groups, machine
+from . import calibrate, dist_groups, fault_probe, machine
 from .collectives import CollectiveLog
 from .et_observer import EtObserver
 from .profile_writer import write_profile
@@ -106,13 +106,16 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
     label = label or f"ProfilerStep#{warmup + iters}"
     settle = dist.is_available() and dist.is_initialized()
 
-    # 3. The profiled call: timing only, no ET observer.
+    # 3. The profiled call: timing only, no ET observer. The page-fault probe counts each
+    # operator's faults in this same call, so that the faults a replay reproduces are the ones
+    # inside the durations it is compared with (fault_probe.py; ~1 us per top-level op).
+    probe = fault_probe.FaultProbe.from_env(log)
     gc.collect()
     _barrier()
     with profile(activities=[ProfilerActivity.CPU], record_shapes=True, profile_memory=True) as prof:
         _sync()
         start = time.perf_counter_ns()
-        with record_function(label):
+        with record_function(label), fault_probe.probing(probe, os.path.join(out_dir, ".op_faults.tsv.partial")) as probe_records:
             step_fn()
         _sync()
         traced_ms = (time.perf_counter_ns() - start) / 1e6
@@ -154,6 +157,14 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
                                                 workload)
         profile_source = "mimic_record from torch.profiler in-memory events"
 
+    op_faults = None
+    probe_cost_us = None
+    if probe:
+        op_faults = fault_probe.pair_with_et(et_doc, probe_records)
+        # Measured last: its loops would change the heap the traced calls allocate from.
+        probe_cost_us = calibrate.probe_cost_per_op_us(probe)
+        _write_json(os.path.join(out_dir, fault_probe.OP_FAULTS_FILE), op_faults)
+
     overhead_ms = traced_ms - median_ms
     et_op_count = _count_ops(et_doc)
     meta = {
@@ -186,6 +197,12 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
         "instrumentation_overhead_ratio": round(traced_ms / median_ms, 4) if median_ms > 0 else None,
         "instrumentation_overhead_per_op_us": round(overhead_ms * 1000 / et_op_count, 3) if et_op_count else None,
         "traced_peak_net_allocated_bytes": peak_bytes,
+        # Page faults per top-level operator (op_faults.json), paired with the ET's.
+        "op_faults_file": fault_probe.OP_FAULTS_FILE if op_faults else None,
+        "op_faults_paired": f"{op_faults['paired_ops']}/{op_faults['et_top_level_ops']}" if op_faults else None,
+        "probe_page_faults": op_faults["probe_faults_total"] if op_faults else None,
+        # What the probe adds inside each top-level op's profiled duration; replay subtracts it.
+        "probe_cost_per_op_us": round(probe_cost_us, 4) if probe_cost_us is not None else None,
         "rf_id_link": link_report,
         "recorded_unix_time": round(time.time(), 3),
     }

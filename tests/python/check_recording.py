@@ -33,7 +33,25 @@ def _require(cond, message):
         raise CheckError(message)
 
 
-def check_one(d, workload, rank, world_size):
+def check_op_faults(d, meta, et):
+    """op_faults.json: the probe's counts paired with nearly every top-level ET operator."""
+    _require(meta.get("op_faults_file") == "op_faults.json", "meta.json names no op_faults.json")
+    _require(isinstance(meta.get("probe_cost_per_op_us"), (int, float)) and 0 <= meta["probe_cost_per_op_us"] < 100,
+             f"probe_cost_per_op_us {meta.get('probe_cost_per_op_us')!r} not a cost in us")
+    doc = json.load(open(os.path.join(d, "op_faults.json")))
+    schema_ids = {n["id"] for n in et["nodes"] if n.get("op_schema")}
+    pairs = doc["faults"]
+    _require(doc["et_top_level_ops"] > 0 and doc["paired_ops"] == len(pairs), "op_faults.json counts disagree")
+    _require(doc["paired_ops"] >= 0.9 * doc["et_top_level_ops"],
+             f"only {doc['paired_ops']} of {doc['et_top_level_ops']} top-level ops paired with the probe")
+    _require(all(i in schema_ids and isinstance(f, int) and f >= 0 for i, f in pairs),
+             "op_faults.json pairs a non-operator node or a bad count")
+    _require(sum(f for _, f in pairs) == doc["paired_faults_total"] <= doc["probe_faults_total"],
+             "op_faults.json totals do not add up")
+    return doc
+
+
+def check_one(d, workload, rank, world_size, expect_op_faults=False):
     with open(os.path.join(d, "et.json.gz"), "rb") as f:
         _require(f.read(2) == b"\x1f\x8b", "et.json.gz is not gzip")
     et = json.load(gzip.open(os.path.join(d, "et.json.gz")))
@@ -93,6 +111,10 @@ def check_one(d, workload, rank, world_size):
         names = [n["name"] for n in nodes]
         _require(any(n.startswith("c10d::") or n.startswith("gloo:") for n in names),
                  "no collective in the ET")
+    faults = check_op_faults(d, meta, et) if expect_op_faults else None
+    if faults:
+        print(f"ok {d}: page faults of {faults['paired_ops']}/{faults['et_top_level_ops']} top-level ops "
+              f"({faults['paired_faults_total']} in all)")
     print(f"ok {d}: {len(nodes)} ET nodes, {len(linked)} ops linked, "
           f"untraced median {meta['untraced_median_ms']:.2f} ms, traced {meta['traced_iteration_ms']:.2f} ms")
     return meta
@@ -103,17 +125,19 @@ def main():
     p.add_argument("dir")
     p.add_argument("--workload", required=True)
     p.add_argument("--nproc", type=int, default=0)
+    p.add_argument("--expect-op-faults", action="store_true",
+                   help="require op_faults.json (mimic was built with the fault probe)")
     a = p.parse_args()
     try:
         if a.nproc:
             job = json.load(open(os.path.join(a.dir, "job.json")))
             _require(job["world_size"] == a.nproc, "job.json world_size")
-            metas = [check_one(os.path.join(a.dir, f"rank{r}"), a.workload, r, a.nproc) for r in range(a.nproc)]
+            metas = [check_one(os.path.join(a.dir, f"rank{r}"), a.workload, r, a.nproc, a.expect_op_faults) for r in range(a.nproc)]
             _require(not os.path.exists(os.path.join(a.dir, f"rank{a.nproc}")), "extra rank directory")
             seqs = [[(c["op"], c["pg_name"]) for c in m["python_collectives"]] for m in metas]
             _require(all(s == seqs[0] for s in seqs), "ranks logged different collective sequences")
         else:
-            check_one(a.dir, a.workload, 0, 1)
+            check_one(a.dir, a.workload, 0, 1, a.expect_op_faults)
     except (CheckError, OSError, KeyError, ValueError) as e:
         print(f"FAIL {a.dir}: {type(e).__name__}: {e}", file=sys.stderr)
         return 1

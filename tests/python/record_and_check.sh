@@ -18,4 +18,6 @@ start=$(date +%s%N)
 echo "recorded in $(( ($(date +%s%N) - start) / 1000000 )) ms"
 check=("$python" "$here/check_recording.py" "$tmp/out" --workload "$workload")
 [ "$nproc" -gt 0 ] && check+=(--nproc "$nproc")
+# A build with libtorch has the page-fault probe next to the binary: its counts must be there.
+[ -f "$(dirname "$(readlink -f "$mimic")")/libmimic_fault_probe.so" ] && check+=(--expect-op-faults)
 "${check[@]}"

@@ -70,6 +70,18 @@ std::string python_package_dir() {
              "source tree); set MIMIC_PYTHON_DIR to the repository's python/ directory");
 }
 
+// The page-fault probe library built next to this binary
+// (libmimic_fault_probe.so, with libtorch), or $MIMIC_FAULT_PROBE; "" when
+// there is none: the recording then has no op_faults.json.
+std::string fault_probe_library() {
+    if (const char* env = std::getenv("MIMIC_FAULT_PROBE")) return env;
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) return "";
+    const fs::path lib = exe.parent_path() / "libmimic_fault_probe.so";
+    return fs::is_regular_file(lib, ec) ? lib.string() : "";
+}
+
 std::string python_interpreter() {
     const char* env = std::getenv("MIMIC_PYTHON");
     const std::string python = env && *env ? env : kDefaultPython;
@@ -107,8 +119,9 @@ int run_record(const RecordOptions& o) {
     std::string pythonpath = package_dir;
     if (const char* old = std::getenv("PYTHONPATH"); old && *old) pythonpath += std::string(":") + old;
 
-    const SubprocessResult r =
-        run_subprocess(recorder_args(python, o), {{"PYTHONPATH", pythonpath}, {"PYTHONUNBUFFERED", "1"}});
+    std::vector<std::pair<std::string, std::string>> env = {{"PYTHONPATH", pythonpath}, {"PYTHONUNBUFFERED", "1"}};
+    if (const std::string probe = fault_probe_library(); !probe.empty()) env.emplace_back("MIMIC_FAULT_PROBE", probe);
+    const SubprocessResult r = run_subprocess(recorder_args(python, o), env);
     if (r.term_signal != 0) {
         std::fprintf(stderr, "mimic: error: recorder (%s) killed by signal %d\n", python.c_str(), r.term_signal);
     } else if (r.exit_code == kRecorderNoTorch) {

@@ -1,0 +1,62 @@
+"""fault_probe.py's pairing of the probe's operators with the ET's top-level operators (no torch)."""
+
+import os
+import tempfile
+import unittest
+
+from mimic_record.fault_probe import et_top_level_ops, pair_with_et, read_probe_tsv
+
+
+def node(id, name, parent, schema=True, rf=None, tid=1):
+    n = {"id": id, "name": name, "parent": parent, "rf_id": rf if rf is not None else id, "tid": tid}
+    if schema:
+        n["op_schema"] = f"{name}(Tensor self) -> Tensor"
+    return n
+
+
+# A step: a label, linear (with children t and addmm), an autograd label holding mm, and a
+# backward thread's op that the pairing leaves out (fewer ops than the main thread).
+ET = {"nodes": [
+    node(1, "[pytorch|profiler|execution_graph|thread]", 1, schema=False),
+    node(2, "ProfilerStep#3", 1, schema=False),
+    node(3, "aten::linear", 2),
+    node(4, "aten::t", 3),
+    node(5, "aten::addmm", 3),
+    node(6, "autograd::engine::evaluate_function: AddmmBackward0", 2, schema=False),
+    node(7, "aten::mm", 6),
+    node(8, "aten::sum", 2),
+    node(9, "aten::add_", 2, tid=2),
+]}
+
+
+class FaultProbePairing(unittest.TestCase):
+    def test_top_level_ops_skip_children_of_operators_not_of_labels(self):
+        self.assertEqual([n["id"] for n in et_top_level_ops(ET)], [3, 7, 8, 9])
+
+    def test_pairs_by_name_in_order_on_the_main_thread(self):
+        probe = [(77, 5, "aten::linear"), (77, 130, "aten::mm"), (77, 0, "aten::sum"), (88, 9, "aten::add_")]
+        doc = pair_with_et(ET, probe)
+        self.assertEqual(doc["faults"], [[3, 5], [7, 130], [8, 0]])
+        self.assertEqual((doc["et_top_level_ops"], doc["probe_ops"], doc["paired_ops"]), (3, 3, 3))
+        self.assertEqual(doc["probe_faults_total"], 144)
+        self.assertEqual(doc["paired_faults_total"], 135)
+
+    def test_an_extra_probe_op_is_stepped_over_never_mispaired(self):
+        probe = [(77, 1, "aten::empty"), (77, 5, "aten::linear"), (77, 130, "aten::mm"), (77, 2, "aten::sum")]
+        doc = pair_with_et(ET, probe)
+        self.assertEqual(doc["faults"], [[3, 5], [7, 130], [8, 2]])
+
+    def test_a_parent_cycle_does_not_hang(self):
+        et = {"nodes": [node(1, "aten::a", 2, schema=False), node(2, "aten::b", 1)]}
+        self.assertEqual([n["id"] for n in et_top_level_ops(et)], [])  # b is its own ancestor
+
+    def test_reads_the_probe_file(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "p.tsv")
+            with open(path, "w") as f:
+                f.write("12\t3\taten::mm\n12\t0\taten::name\twith tab\n")
+            self.assertEqual(read_probe_tsv(path), [(12, 3, "aten::mm"), (12, 0, "aten::name\twith tab")])
+
+
+if __name__ == "__main__":
+    unittest.main()
