@@ -50,8 +50,9 @@ HostGapModel host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, do
     return m;
 }
 
-double corrected_duration_us(const Trace& trace, NodeIndex op, const std::vector<uint32_t>& sizes, double per_event_us) {
-    return std::max(0.0, trace.timing[op.value].duration_us - per_event_us * double(sizes[op.value] - 1));
+double corrected_duration_us(const Trace& trace, NodeIndex op, const std::vector<uint32_t>& sizes, double per_event_us,
+                             double probe_us) {
+    return std::max(0.0, trace.timing[op.value].duration_us - per_event_us * double(sizes[op.value] - 1) - probe_us);
 }
 
 std::string calibrate_to_untraced(HostGapModel& m, const Trace& trace, const std::vector<NodeIndex>& ops,
@@ -62,7 +63,7 @@ std::string calibrate_to_untraced(HostGapModel& m, const Trace& trace, const std
     if (trace.timing.size() != trace.nodes.size()) return "";
     const std::vector<uint32_t> sizes = subtree_sizes(trace);
     for (NodeIndex n : ops)
-        if (trace.timing[n.value].linked()) m.op_time_us += corrected_duration_us(trace, n, sizes, m.per_event_us);
+        if (trace.timing[n.value].linked()) m.op_time_us += corrected_duration_us(trace, n, sizes, m.per_event_us, m.probe_cost_us);
     const double host_us = untraced_us - m.op_time_us;
     std::string warning;
     if (host_us <= 0) {

@@ -32,6 +32,10 @@ namespace mimic::replay {
 struct HostGapModel {
     std::vector<double> gap_us;  // before each replayed op, corrected
     double per_event_us = 0;     // calibrated instrumentation cost per node
+    // The page-fault probe's cost inside each top-level op's profiled
+    // interval (meta.json's probe_cost_per_op_us, when the recording was made
+    // with it): subtracted once from every top-level op's duration.
+    double probe_cost_us = 0;
     double recorded_total_us = 0;
     double corrected_total_us = 0;
     bool calibrated = false;     // meta.json gave traced and untraced times
@@ -58,8 +62,9 @@ double per_event_overhead_us(std::optional<double> traced_ms, std::optional<doub
 HostGapModel host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, double per_event_us);
 
 // A top-level op's recorded duration less the instrumentation of the events
-// nested in it. `sizes` from subtree_sizes.
-double corrected_duration_us(const Trace& trace, NodeIndex op, const std::vector<uint32_t>& sizes, double per_event_us);
+// nested in it and, once, `probe_us` (HostGapModel::probe_cost_us). `sizes` from subtree_sizes.
+double corrected_duration_us(const Trace& trace, NodeIndex op, const std::vector<uint32_t>& sizes, double per_event_us,
+                             double probe_us = 0);
 
 // Rescales m's gaps so that they add up to untraced_us less the corrected
 // durations of `ops` (none below zero). Returns a warning when that leaves

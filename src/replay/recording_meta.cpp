@@ -26,6 +26,7 @@ RecordingMeta read_recording_meta(const std::string& path) {
     number("untraced_median_ms", meta.untraced_median_ms);
     number("traced_iteration_ms", meta.traced_iteration_ms);
     number("profiler_event_cost_us", meta.profiler_event_cost_us);
+    number("probe_cost_per_op_us", meta.probe_cost_per_op_us);
     number("untraced_cpu_share", meta.untraced_cpu_share);
     number("untraced_page_faults_per_iter", meta.untraced_page_faults_per_iter);
     if (meta.untraced_cpu_share && *meta.untraced_cpu_share > 1)

@@ -12,6 +12,7 @@ namespace mimic::replay {
 struct RecordingMeta {
     std::optional<double> untraced_median_ms;
     std::optional<double> traced_iteration_ms;
+    std::optional<double> probe_cost_per_op_us;    // the page-fault probe's, inside each top-level op's interval
     std::optional<double> profiler_event_cost_us;  // measured by the recorder; preferred to the spread estimate
     std::optional<double> untraced_cpu_share;      // the step thread's CPU time / wall time, untraced
     std::optional<double> untraced_page_faults_per_iter;  // minor faults of the whole process

@@ -120,7 +120,7 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
     std::vector<uint32_t> sizes = subtree_sizes(trace);
     // The events nested in the op carry the profiler's cost inside its
     // interval; the replay's timer is corrected the same way (time_ops).
-    auto profile_us = [&](NodeIndex n) { return corrected_duration_us(trace, n, sizes, gaps.per_event_us); };
+    auto profile_us = [&](NodeIndex n) { return corrected_duration_us(trace, n, sizes, gaps.per_event_us, gaps.probe_cost_us); };
     if (timed) {
         double all = 0, done = 0;
         for (NodeIndex n : sel.ops)

@@ -26,6 +26,7 @@ struct ReplaySettings {
     int iters = 0;
     bool lazy = false;
     std::string host_gaps = "none";  // "recorded", "untraced" or "none"
+    std::string page_faults = "none";  // "recorded": fresh pages per op from op_faults.json
 };
 
 struct SkipCount {
@@ -98,6 +99,14 @@ struct ReplayReport {
     // untraced ones (meta.json): allocator state the replay cannot copy.
     std::optional<double> page_faults_per_iter;
     std::optional<double> original_page_faults_per_iter;
+    // --page-faults recorded: the original's faults in its top-level ops in
+    // the profiled iteration (op_faults.json), and the fresh pages the
+    // replay's steps were given on top of the faults they take by themselves:
+    // in the timed iterations (scaled to the untraced fault rate) and in the
+    // per-op pass (as profiled).
+    std::optional<int64_t> original_op_page_faults;
+    std::optional<int64_t> fresh_pages_per_iter;
+    std::optional<int64_t> fresh_pages_per_op_pass;
     size_t fallbacks = 0;
     size_t shape_mismatches = 0;
     size_t runtime_errors = 0;

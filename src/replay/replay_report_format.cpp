@@ -53,6 +53,7 @@ std::string report_json(const ReplayReport& r) {
     optional_field(w, "per_op_error_weighted_pct", r.per_op_error_weighted_pct);
     w.key("host_gap_model").begin_object();
     w.field("calibrated", r.gaps.calibrated).field("per_event_overhead_us", r.gaps.per_event_us);
+    w.field("probe_cost_per_op_us", r.gaps.probe_cost_us);
     w.field("recorded_gaps_ms", r.gaps.recorded_total_us / 1000.0).field("corrected_gaps_ms", r.gaps.corrected_total_us / 1000.0);
     w.field("from_untraced", r.gaps.from_untraced);
     if (r.gaps.cpu_share > 0) w.field("cpu_share", r.gaps.cpu_share);
@@ -68,6 +69,10 @@ std::string report_json(const ReplayReport& r) {
     w.field("pool_bytes", uint64_t(r.pool_bytes)).field("peak_rss_bytes", uint64_t(r.peak_rss_bytes));
     if (r.page_faults_per_iter) w.field("page_faults_per_iter", *r.page_faults_per_iter);
     if (r.original_page_faults_per_iter) w.field("original_page_faults_per_iter", *r.original_page_faults_per_iter);
+    w.field("page_faults_mode", r.settings.page_faults);
+    if (r.original_op_page_faults) w.field("original_op_page_faults", *r.original_op_page_faults);
+    if (r.fresh_pages_per_iter) w.field("fresh_pages_per_iter", *r.fresh_pages_per_iter);
+    if (r.fresh_pages_per_op_pass) w.field("fresh_pages_per_op_pass", *r.fresh_pages_per_op_pass);
     w.field("fallbacks", uint64_t(r.fallbacks)).field("shape_mismatches", uint64_t(r.shape_mismatches));
     w.field("runtime_errors", uint64_t(r.runtime_errors));
     w.field("rank", r.rank).field("world_size", r.world_size);
@@ -123,6 +128,11 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                              ? fmt::format(" (original {:.0f}: a difference is allocator state, and costs time)",
                                            *r.original_page_faults_per_iter)
                              : std::string()));
+    if (r.fresh_pages_per_iter)
+        line(fmt::format("  fresh pages given to ops: {} per timed iteration (scaled to the untraced fault rate), "
+                         "{} in the per-op pass (for the {} faults of the profiled iteration's ops)",
+                         *r.fresh_pages_per_iter, r.fresh_pages_per_op_pass.value_or(0),
+                         r.original_op_page_faults.value_or(0)));
     if (!r.skipped.empty()) {
         line("  skipped:");
         for (size_t i = 0; i < r.skipped.size() && i < max_rows; ++i)

@@ -2,10 +2,13 @@
 
 #include <ATen/Parallel.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 
 #include "io/kineto_reader.h"
+#include "io/op_faults.h"
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
 #include "replay/collective_check.h"
@@ -16,6 +19,33 @@
 #include "support/error.h"
 
 namespace mimic::replay {
+
+namespace {
+
+// Fresh pages per step that make each step with a target (>= 0) take that
+// many page faults in all, its own included. Fresh pages for one op change
+// the heap the others allocate from, and so their own faults: a few rounds
+// of measuring and correcting settle it.
+std::vector<int64_t> fit_fresh_pages(Replayer& replayer, const std::vector<int64_t>& target) {
+    constexpr int kRounds = 3;
+    std::vector<int64_t> fresh(target.size(), 0);
+    replayer.set_fresh_pages(fresh);
+    for (int round = 0; round < kRounds; ++round) {
+        const std::vector<int64_t> seen = replayer.step_page_faults();
+        for (size_t s = 0; s < fresh.size(); ++s)
+            if (target[s] >= 0) fresh[s] = std::max<int64_t>(0, fresh[s] + target[s] - seen[s]);
+        replayer.set_fresh_pages(fresh);
+    }
+    return fresh;
+}
+
+int64_t sum(const std::vector<int64_t>& v) {
+    int64_t total = 0;
+    for (int64_t x : v) total += x;
+    return total;
+}
+
+}  // namespace
 
 SessionResult run_replay_session(const SessionOptions& o) {
     const TraceInput& input = o.input;
@@ -76,6 +106,8 @@ SessionResult run_replay_session(const SessionOptions& o) {
     HostGapModel gaps;
     gaps.per_event_us = per_event;
     gaps.calibrated = per_event > 0;
+    const double probe_cost = meta && meta->probe_cost_per_op_us ? *meta->probe_cost_per_op_us : 0.0;
+    gaps.probe_cost_us = probe_cost;
     std::vector<double> gap_per_step;
     if (o.host_gaps == "untraced" && (!meta || !meta->untraced_median_ms))
         fail({input.meta_path.empty() ? input.trace_path : input.meta_path, -1, -1, "untraced_median_ms"},
@@ -89,6 +121,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
         for (const Step& s : replayer.steps())
             if (!s.skipped) ran.push_back(s.node);
         gaps = host_gaps(trace, ran, per_event);
+        gaps.probe_cost_us = probe_cost;
         if (o.host_gaps == "untraced") {
             const std::string warning = calibrate_to_untraced(gaps, trace, ran, *meta->untraced_median_ms * 1000.0);
             if (!warning.empty()) std::fprintf(stderr, "mimic: warning: %s\n", warning.c_str());
@@ -101,11 +134,40 @@ SessionResult run_replay_session(const SessionOptions& o) {
         }
     }
 
+    // Fresh pages: what each op faulted on in the original (see
+    // fresh_page_allocator.h). The probe counted them in the profiled
+    // iteration, which the per-op pass is compared with; the timed iterations
+    // are compared with the untraced ones, whose fault rate (meta.json) can
+    // differ a lot (dlrm: 2,916 in the profiled iteration, 192 untraced), so
+    // they get the same spread over the ops, scaled to the untraced rate.
+    std::optional<OpFaults> op_faults;
+    if (o.page_faults == "recorded") op_faults = read_op_faults_beside(input.meta_path);
+    std::vector<int64_t> fresh_profiled, fresh_untraced;
+    if (op_faults) {
+        std::vector<int64_t> target(replayer.steps().size(), -1);
+        for (size_t s = 0; s < target.size(); ++s) {
+            const Step& step = replayer.steps()[s];
+            auto it = op_faults->by_node.find(trace.nodes[step.node.value].id.value);
+            if (!step.skipped && it != op_faults->by_node.end()) target[s] = it->second;
+        }
+        replayer.run_iteration(gap_per_step);
+        fresh_profiled = fit_fresh_pages(replayer, target);
+        fresh_untraced = fresh_profiled;
+        if (meta && meta->untraced_page_faults_per_iter && op_faults->total > 0) {
+            const double scale = *meta->untraced_page_faults_per_iter / double(op_faults->total);
+            for (int64_t& t : target)
+                if (t >= 0) t = std::llround(double(t) * scale);
+            fresh_untraced = fit_fresh_pages(replayer, target);
+        }
+        replayer.set_fresh_pages(fresh_untraced);
+    }
+
     for (int i = 0; i < o.warmup; ++i) replayer.run_iteration(gap_per_step);
     std::vector<double> iteration_ms;
     const uint64_t faults_before = minor_page_faults();
     for (int i = 0; i < o.iters; ++i) iteration_ms.push_back(replayer.run_iteration(gap_per_step));
     const uint64_t page_faults = minor_page_faults() - faults_before;
+    if (op_faults) replayer.set_fresh_pages(fresh_profiled);
     replayer.time_ops();
     if (!o.record_replay.empty()) {
         std::string path = record_replay(replayer, o.record_replay);
@@ -120,8 +182,14 @@ SessionResult run_replay_session(const SessionOptions& o) {
     settings.iters = o.iters;
     settings.lazy = o.lazy;
     settings.host_gaps = o.host_gaps;
+    settings.page_faults = op_faults ? "recorded" : "none";
     SessionResult result;
     result.report = make_report(trace, replayer, settings, iteration_ms, meta, gaps, page_faults);
+    if (op_faults) {
+        result.report.original_op_page_faults = op_faults->total;
+        result.report.fresh_pages_per_iter = sum(fresh_untraced);
+        result.report.fresh_pages_per_op_pass = sum(fresh_profiled);
+    }
     if (o.dist) {
         result.report.rank = o.dist->rank;
         result.report.world_size = o.dist->world_size;

@@ -23,6 +23,7 @@ struct SessionOptions {
     size_t max_ops = 0;
     bool lazy = true;
     std::string host_gaps = "none";
+    std::string page_faults = "recorded";  // or "none": see replay/fresh_page_allocator.h
     std::string device = "cpu";
     int threads = 0;
     int warmup = 1;

@@ -11,8 +11,10 @@
 
 #include "io/chakra_values.h"
 #include "replay/device_substitutes.h"
+#include "replay/fresh_page_allocator.h"
 #include "replay/op_interval_timer.h"
 #include "replay/op_registry.h"
+#include "replay/replay_report.h"
 #include "support/error.h"
 
 namespace mimic::replay {
@@ -396,7 +398,7 @@ double Replayer::run_iteration(const std::vector<double>& gaps_us) {
         Step& step = steps_[s];
         if (step.skipped) continue;
         if (gaps) spin_us(gaps_us[s], gap_cpu_share_);
-        run_step(step, Pass::Run);
+        run_paged(s);
         for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
     }
     wait_collectives(end_waits_);
@@ -434,7 +436,7 @@ void Replayer::time_ops(int passes) {
             }
             timer.arm();
             const auto t0 = Clock::now();
-            run_step(step, Pass::Run);
+            run_paged(s);
             const double outside_us = us_since(t0);
             if (step.collective < 0 && timer.has_interval())
                 samples[s].push_back(std::max(0.0, timer.interval_us() - per_event_us * double(timer.events() - 1)));
@@ -450,6 +452,39 @@ void Replayer::time_ops(int passes) {
         std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
         op_us_[s] = v[v.size() / 2];
     }
+}
+
+void Replayer::run_paged(size_t s) {
+    if (!fresh_) {
+        run_step(steps_[s], Pass::Run);
+        return;
+    }
+    fresh_->set_budget_pages(fresh_pages_[s]);
+    run_step(steps_[s], Pass::Run);
+    fresh_->set_budget_pages(0);
+}
+
+void Replayer::set_fresh_pages(std::vector<int64_t> pages_per_step) {
+    if (pages_per_step.size() != steps_.size()) throw std::invalid_argument("set_fresh_pages: one count per step");
+    fresh_pages_ = std::move(pages_per_step);
+    bool any = false;
+    for (int64_t p : fresh_pages_) any = any || p > 0;
+    fresh_ = any ? &FreshPageAllocator::install() : nullptr;
+}
+
+std::vector<int64_t> Replayer::step_page_faults() {
+    std::vector<int64_t> faults(steps_.size(), 0);
+    pool_.restore();
+    if (options_.groups) options_.groups->barrier();
+    for (size_t s = 0; s < steps_.size(); ++s) {
+        if (steps_[s].skipped) continue;
+        const uint64_t before = minor_page_faults();
+        run_paged(s);
+        faults[s] = static_cast<int64_t>(minor_page_faults() - before);
+        for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
+    }
+    wait_collectives(end_waits_);
+    return faults;
 }
 
 }  // namespace mimic::replay

@@ -33,6 +33,8 @@ struct ReplayOptions {
     ProcessGroups* groups = nullptr;
 };
 
+class FreshPageAllocator;
+
 struct SkippedOp {
     NodeIndex node;
     std::string name;
@@ -57,6 +59,12 @@ public:
     void set_gap_cpu_share(double share) { gap_cpu_share_ = share; }
     // `passes` iterations timing each op's call; op_us() gets each op's median.
     void time_ops(int passes = 3);
+    // One iteration counting the minor page faults of each step.
+    std::vector<int64_t> step_page_faults();
+    // Fresh pages each step may allocate on (one count per step; see
+    // fresh_page_allocator.h); all zero leaves libtorch's allocator alone.
+    void set_fresh_pages(std::vector<int64_t> pages_per_step);
+    bool fresh_pages_on() const { return fresh_ != nullptr; }
 
     const Selection& selection() const { return selection_; }
     const std::vector<Step>& steps() const { return steps_; }
@@ -73,6 +81,7 @@ public:
 private:
     enum class Pass { Check, Run };
     bool run_step(Step& step, Pass pass);
+    void run_paged(size_t s);  // run_step(Run) with the step's fresh-page budget
     at::Tensor input_for(Step& step, TensorPatch& patch, Pass pass);
     at::Tensor fallback(Step& step, TensorPatch& patch);
     void verify_outputs(const Step& step);
@@ -103,6 +112,8 @@ private:
     bool sync_collectives_ = false;       // time_ops: every collective waited for at once
     double timer_cost_per_event_us_ = 0;  // the per-op timer's own cost per nested event
     double gap_cpu_share_ = 0;
+    std::vector<int64_t> fresh_pages_;
+    FreshPageAllocator* fresh_ = nullptr;
     size_t fallbacks_ = 0;
     size_t runtime_errors_ = 0;
     size_t shape_mismatches_ = 0;

@@ -56,6 +56,17 @@ if "$MIMIC" record --workload mlp --out "$TMP/mlp" --warmup 1 --iters 3 > "$TMP/
     [ "$(json_get "$TMP/mlp.json" "d['page_faults_per_iter'] >= 0 and d['original_page_faults_per_iter'] >= 0")" = True ] \
         || fail "mlp: page faults per iteration not reported for both sides"
     [ "$(json_get "$TMP/mlp.json" "0 < d['host_gap_model']['cpu_share'] <= 1")" = True ] || fail "mlp: no CPU share for the gaps"
+    # The recording has the original's page faults per op: the replay gives them as fresh pages.
+    [ -f "$TMP/mlp/op_faults.json" ] || fail "mlp: the recording has no op_faults.json"
+    [ "$(json_get "$TMP/mlp.json" "d['page_faults_mode'] == 'recorded' and d['fresh_pages_per_iter'] >= 0 and d['original_op_page_faults'] >= 0")" = True ] \
+        || fail "mlp: fresh pages not reported: $(cat "$TMP/mlp.txt")"
+    "$MIMIC" replay "$TMP/mlp" --page-faults none --iters 1 --json "$TMP/mlp_nopf.json" > /dev/null 2>&1 || fail "--page-faults none failed"
+    [ "$(json_get "$TMP/mlp_nopf.json" "d['page_faults_mode'] == 'none' and 'fresh_pages_per_iter' not in d")" = True ] \
+        || fail "mlp: --page-faults none still gave fresh pages"
+    echo '{"faults": [[1, -3]]}' > "$TMP/mlp/op_faults.json"
+    if "$MIMIC" replay "$TMP/mlp" --iters 1 > "$TMP/badfaults.out" 2>&1; then fail "a bad op_faults.json was accepted"; fi
+    grep -q "op_faults.json.*faults\[0\]" "$TMP/badfaults.out" || fail "bad op_faults.json: $(cat "$TMP/badfaults.out")"
+    rm "$TMP/mlp/op_faults.json"
     "$MIMIC" replay "$TMP/mlp" --host-gaps untraced --iters 2 --json "$TMP/mlp_untraced.json" > "$TMP/mlp_untraced.txt" 2>&1 \
         || fail "replay with --host-gaps untraced failed: $(cat "$TMP/mlp_untraced.txt")"
     [ "$(json_get "$TMP/mlp_untraced.json" "d['host_gap_model']['from_untraced'] and d['host_gap_model']['untraced_ms'] > 0")" = True ] \

@@ -52,6 +52,20 @@ TEST(HostGaps, FromTheUntracedRunTheGapsAddUpToItsTimeLessTheOps) {
     EXPECT_DOUBLE_EQ(m.corrected_total_us, 90.0);
 }
 
+TEST(HostGaps, TheFaultProbesCostComesOffEveryTopLevelOpOnce) {
+    ThreeOps t;
+    const std::vector<uint32_t> sizes = subtree_sizes(t.trace);
+    EXPECT_DOUBLE_EQ(corrected_duration_us(t.trace, t.ops[0], sizes, 10.0), 100.0);
+    EXPECT_DOUBLE_EQ(corrected_duration_us(t.trace, t.ops[0], sizes, 10.0, 1.5), 98.5);
+    EXPECT_DOUBLE_EQ(corrected_duration_us(t.trace, t.ops[0], sizes, 10.0, 500.0), 0.0);
+    // The untraced host time grows by what the probe put inside the ops.
+    HostGapModel m = host_gaps(t.trace, t.ops, 10.0);
+    m.probe_cost_us = 2.0;
+    EXPECT_EQ(calibrate_to_untraced(m, t.trace, t.ops, 390.0), "");
+    EXPECT_DOUBLE_EQ(m.op_time_us, 294.0);
+    EXPECT_DOUBLE_EQ(m.corrected_total_us, 96.0);
+}
+
 TEST(HostGaps, OpsLongerThanTheUntracedRunLeaveNoHostTimeAndSaySo) {
     ThreeOps t;
     HostGapModel m = host_gaps(t.trace, t.ops, 0.0);

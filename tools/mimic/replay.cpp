@@ -23,7 +23,8 @@ namespace {
 
 struct ReplayArgs {
     std::string trace;
-    std::string profile, meta, json, include, exclude, iteration, host_gaps = "none", device = "cpu", record_replay;
+    std::string profile, meta, json, include, exclude, iteration, host_gaps = "none", device = "cpu", record_replay,
+                page_faults = "recorded";
     int warmup = 1, iters = 5, threads = 0, nproc = 0, timeout_s = 60;
     size_t max_ops = 0;
     bool lazy = true;
@@ -48,6 +49,7 @@ replay::SessionOptions session_options(const ReplayArgs& args, TraceInput input)
     o.max_ops = args.max_ops;
     o.lazy = args.lazy;
     o.host_gaps = args.host_gaps;
+    o.page_faults = args.page_faults;
     o.device = args.device;
     o.threads = args.threads;
     o.warmup = args.warmup;
@@ -118,7 +120,7 @@ int run_local_ranks(const ReplayArgs& args, int nproc) {
     launch.nproc = nproc;
     auto& a = launch.argv;
     a = {self, "replay", args.trace, "--warmup", std::to_string(args.warmup), "--iters", std::to_string(args.iters),
-         "--host-gaps", args.host_gaps, "--device", args.device, "--timeout-s", std::to_string(args.timeout_s),
+         "--host-gaps", args.host_gaps, "--page-faults", args.page_faults, "--device", args.device, "--timeout-s", std::to_string(args.timeout_s),
          "--nproc", std::to_string(nproc), args.lazy ? "--lazy" : "--no-lazy"};
     auto opt = [&](const char* flag, const std::string& v) {
         if (!v.empty()) a.insert(a.end(), {flag, v});
@@ -180,6 +182,11 @@ const Registrar registrar{{
                        "untraced (the recorded gaps scaled so ops + gaps = meta.json's untraced time), "
                        "none (op time only; the default)")
             ->check(CLI::IsMember({"recorded", "untraced", "none"}));
+        app.add_option("--page-faults", a->page_faults,
+                       "recorded (the default): each op allocates on as many fresh pages as it page-faulted on in "
+                       "the original (the recording's op_faults.json), as allocator state shapes CPU op time; "
+                       "none: libtorch's allocator as it is")
+            ->check(CLI::IsMember({"recorded", "none"}));
         app.add_option("--device", a->device, "device to replay on (cpu)");
         app.add_option("--max-ops", a->max_ops, "replay at most this many top-level ops (quick looks)");
         app.add_option("--record-replay", a->record_replay, "record the replay itself as an ET into DIR/et.json");

@@ -1,0 +1,93 @@
+// The fresh-page allocator and the replayer's use of it: an op given a budget
+// of fresh pages gets them, and takes that many page faults; an op without a
+// budget gets none. Counts, not times: a new page's first touch is a fault.
+#include "replay/fresh_page_allocator.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include "replay/replayer.h"
+#include "replay_test_trace.h"
+
+namespace mimic::replay {
+namespace {
+
+int64_t minor_faults() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_minflt;
+}
+
+// 64 KiB tensors: below glibc's mmap threshold (128 KiB), so without a budget
+// they come from the heap, on the pages the last one freed.
+constexpr int64_t kPages = 16;
+
+int64_t faults_of_a_filled_tensor(FreshPageAllocator& a, int64_t budget) {
+    a.set_budget_pages(budget);
+    const int64_t before = minor_faults();
+    at::Tensor t = at::empty({kPages * 1024}, at::kFloat);
+    t.fill_(1.0f);
+    const int64_t faults = minor_faults() - before;
+    a.set_budget_pages(0);
+    return faults;
+}
+
+TEST(FreshPages, ABudgetServesTheAllocationOnPagesTheProcessNeverTouched) {
+    FreshPageAllocator& a = FreshPageAllocator::install();
+    // Without a budget the allocation is libtorch's (whether glibc's heap
+    // faults on it is glibc's business); with one, every page is new.
+    uint64_t fresh_before = a.fresh_pages();
+    faults_of_a_filled_tensor(a, 0);
+    EXPECT_EQ(a.fresh_pages(), fresh_before);
+    EXPECT_GE(faults_of_a_filled_tensor(a, kPages), kPages - 2);
+    EXPECT_EQ(a.fresh_pages(), fresh_before + kPages);
+    // Less than half the pages in the budget: not worth a fresh mapping.
+    fresh_before = a.fresh_pages();
+    faults_of_a_filled_tensor(a, kPages / 2 - 1);
+    EXPECT_EQ(a.fresh_pages(), fresh_before);
+}
+
+TEST(FreshPages, RawAllocationsOfBothKindsFreeThroughTheRawDeleter) {
+    FreshPageAllocator& a = FreshPageAllocator::install();
+    for (int64_t budget : {int64_t(0), int64_t(64)}) {
+        a.set_budget_pages(budget);
+        void* p = a.raw_allocate(64 * 4096);
+        a.set_budget_pages(0);
+        ASSERT_NE(p, nullptr);
+        static_cast<char*>(p)[0] = 1;
+        static_cast<char*>(p)[64 * 4096 - 1] = 2;
+        a.raw_deallocate(p);
+    }
+}
+
+// A replayed op whose recorded faults exceed its own gets them as fresh pages.
+TEST(FreshPages, TheReplayerGivesEachStepItsBudget) {
+    testing::TestTrace b;
+    const Value x = b.tensor({kPages * 1024}, "float", 1);
+    const Value y = b.tensor({kPages * 1024}, "float", 2);
+    b.op("aten::neg", "aten::neg(Tensor self) -> Tensor", {x}, {y});
+    const Value z = b.tensor({kPages * 1024}, "float", 3);
+    b.op("aten::neg", "aten::neg(Tensor self) -> Tensor", {b.same(x)}, {z});
+    Trace trace = b.finish();
+    ReplayOptions options;
+    options.device = c10::Device(c10::kCPU);
+    Replayer r(trace, options);
+    r.plan();
+    r.check();
+    ASSERT_EQ(r.replayed_count(), 2u);
+    for (int i = 0; i < 3; ++i) r.run_iteration();
+    ASSERT_EQ(r.step_page_faults().size(), 2u);
+    r.set_fresh_pages({kPages, 0});
+    EXPECT_TRUE(r.fresh_pages_on());
+    FreshPageAllocator& a = FreshPageAllocator::install();
+    const uint64_t fresh_before = a.fresh_pages();
+    const std::vector<int64_t> faults = r.step_page_faults();
+    EXPECT_EQ(a.fresh_pages(), fresh_before + kPages);  // the first step's output, and nothing of the second's
+    EXPECT_GE(faults[0], kPages - 2);
+    r.set_fresh_pages({0, 0});
+    EXPECT_FALSE(r.fresh_pages_on());
+}
+
+}  // namespace
+}  // namespace mimic::replay
