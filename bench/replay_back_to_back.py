@@ -4,8 +4,9 @@
 On a shared, loaded machine the untraced time in meta.json and a replay run
 minutes later see different contention. This alternates, in the same minute,
 the original step (the built-in workload in Python, untraced) and the replay
-of its recording (`mimic replay DIR --host-gaps MODE`), ROUNDS times, and
-compares the medians.
+of its recording (`mimic replay DIR --host-gaps GAPS --page-faults FAULTS`),
+ROUNDS times, and compares the medians. MODES (environment) lists the modes as
+GAPS:FAULTS; default "recorded:recorded untraced:recorded none:recorded none:none".
 
   bench/replay_back_to_back.py MIMIC RECORDINGS_DIR [ROUNDS=3] [ITERS=15]
 RECORDINGS_DIR holds rec_<workload>/ as written by bench/replay_workloads.sh
@@ -24,6 +25,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import torch  # noqa: E402
 
 WORKLOADS = ["mlp", "transformer", "dlrm", "cnn"]
+MODES = os.environ.get("MODES", "recorded:recorded untraced:recorded none:recorded none:none").split()
 
 
 def python_times_ms(step, iters):
@@ -38,8 +40,9 @@ def python_times_ms(step, iters):
 
 
 def replay_times_ms(mimic, rec, mode, iters):
-    out = subprocess.run([mimic, "replay", rec, "--host-gaps", mode, "--warmup", "3", "--iters", str(iters),
-                          "--json", "-"], check=True, capture_output=True, text=True).stdout
+    gaps, faults = mode.split(":")
+    out = subprocess.run([mimic, "replay", rec, "--host-gaps", gaps, "--page-faults", faults, "--warmup", "3",
+                          "--iters", str(iters), "--json", "-"], check=True, capture_output=True, text=True).stdout
     return json.loads(out)["iteration_ms"]
 
 
@@ -55,7 +58,7 @@ def main():
             print(f"{w}: no recording in {rec}, skipped")
             continue
         step = importlib.import_module("mimic_record.workloads." + w).build()
-        orig, rep = [], {"recorded": [], "untraced": [], "none": []}
+        orig, rep = [], {m: [] for m in MODES}
         for _ in range(rounds):
             orig += python_times_ms(step, iters)
             for mode in rep:
@@ -70,13 +73,13 @@ def main():
         result[w] = row
         print(w, json.dumps(row))
     summary = {}
-    for mode in ("recorded", "untraced", "none"):
+    for mode in MODES:
         for stat in ("median", "min"):
             errs = [abs(result[w][mode]["error_%s_pct" % stat]) for w in WORKLOADS if w in result]
             if errs:
                 g = math.exp(sum(math.log(max(e, 1e-3)) for e in errs) / len(errs))
                 summary[f"geomean_abs_error_{stat}_pct_{mode}"] = round(g, 2)
-                print(f"geometric mean |error| by {stat}, --host-gaps {mode}: {g:.2f}%")
+                print(f"geometric mean |error| by {stat}, --host-gaps:--page-faults {mode}: {g:.2f}%")
     result["summary"] = summary
     json.dump(result, open(os.path.join(recs, "back_to_back.json"), "w"), indent=1)
 
