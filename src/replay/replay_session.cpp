@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "io/kineto_reader.h"
@@ -24,19 +26,30 @@ namespace {
 
 // Fresh pages per step that make each step with a target (>= 0) take that
 // many page faults in all, its own included. Fresh pages for one op change
-// the heap the others allocate from, and so their own faults: a few rounds
-// of measuring and correcting settle it.
+// the heap the others allocate from, and so their own faults (up or down): a
+// few rounds of measuring and correcting, keeping the budgets whose total
+// came closest to the target's. No fresh pages at all is one candidate, so
+// the fit never leaves the iteration further from the original's faults.
 std::vector<int64_t> fit_fresh_pages(Replayer& replayer, const std::vector<int64_t>& target) {
     constexpr int kRounds = 3;
-    std::vector<int64_t> fresh(target.size(), 0);
-    replayer.set_fresh_pages(fresh);
-    for (int round = 0; round < kRounds; ++round) {
+    int64_t want = 0;
+    for (int64_t t : target) want += std::max<int64_t>(t, 0);
+    std::vector<int64_t> fresh(target.size(), 0), best = fresh;
+    int64_t best_miss = INT64_MAX;
+    for (int round = 0; round <= kRounds; ++round) {
+        replayer.set_fresh_pages(fresh);
         const std::vector<int64_t> seen = replayer.step_page_faults();
+        int64_t total = 0;
+        for (int64_t f : seen) total += f;
+        if (std::llabs(total - want) < best_miss) {
+            best_miss = std::llabs(total - want);
+            best = fresh;
+        }
         for (size_t s = 0; s < fresh.size(); ++s)
             if (target[s] >= 0) fresh[s] = std::max<int64_t>(0, fresh[s] + target[s] - seen[s]);
-        replayer.set_fresh_pages(fresh);
     }
-    return fresh;
+    replayer.set_fresh_pages(best);
+    return best;
 }
 
 int64_t sum(const std::vector<int64_t>& v) {
