@@ -24,6 +24,9 @@ import os
 from .align import align_sequences
 
 PROBE_ENV = "MIMIC_FAULT_PROBE"
+# The libtorch the probe was linked with. Loading the probe into a Python whose torch is another
+# build would load a second libtorch into the process, whose operator registrations clash.
+PROBE_TORCH_ENV = "MIMIC_FAULT_PROBE_TORCH"
 OP_FAULTS_FILE = "op_faults.json"
 
 
@@ -40,6 +43,11 @@ class FaultProbe:
     def from_env(cls, log=print):
         path = os.environ.get(PROBE_ENV)
         if not path:
+            return None
+        torch_lib = os.environ.get(PROBE_TORCH_ENV)
+        if torch_lib and not _library_loaded(torch_lib):
+            log(f"mimic_record: note: this Python's torch is not the libtorch mimic was built with "
+                f"({torch_lib}); page faults per operator not counted, op_faults.json not written")
             return None
         try:
             return cls(path)
@@ -74,6 +82,16 @@ def probing(probe, tsv_path):
         yield records
     finally:
         records.extend(probe.stop(tsv_path))
+
+
+def _library_loaded(path):
+    """True when the file at `path` (symlinks resolved) is mapped into this process."""
+    real = os.path.realpath(path)
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
+            return any(line.rstrip("\n").endswith(" " + real) for line in f)
+    except OSError:
+        return False
 
 
 def read_probe_tsv(path):

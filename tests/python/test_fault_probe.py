@@ -4,6 +4,9 @@ import os
 import tempfile
 import unittest
 
+import sys
+
+from mimic_record import fault_probe
 from mimic_record.fault_probe import et_top_level_ops, pair_with_et, read_probe_tsv
 
 
@@ -56,6 +59,24 @@ class FaultProbePairing(unittest.TestCase):
             with open(path, "w") as f:
                 f.write("12\t3\taten::mm\n12\t0\taten::name\twith tab\n")
             self.assertEqual(read_probe_tsv(path), [(12, 3, "aten::mm"), (12, 0, "aten::name\twith tab")])
+
+
+class ProbeLoading(unittest.TestCase):
+    def test_a_mapped_file_is_seen_and_an_absent_one_is_not(self):
+        self.assertTrue(fault_probe._library_loaded(sys.executable))  # this interpreter is mapped
+        self.assertFalse(fault_probe._library_loaded("/nonexistent/libtorch_cpu.so.9"))
+
+    def test_not_loaded_into_a_python_with_another_libtorch(self):
+        notes = []
+        old = dict(os.environ)
+        try:
+            os.environ[fault_probe.PROBE_ENV] = "/nonexistent/libmimic_fault_probe.so"
+            os.environ[fault_probe.PROBE_TORCH_ENV] = "/nonexistent/libtorch_cpu.so.9"
+            self.assertIsNone(fault_probe.FaultProbe.from_env(log=notes.append))
+        finally:
+            os.environ.clear()
+            os.environ.update(old)
+        self.assertTrue(notes and "not the libtorch mimic was built with" in notes[0])
 
 
 if __name__ == "__main__":

@@ -120,7 +120,12 @@ int run_record(const RecordOptions& o) {
     if (const char* old = std::getenv("PYTHONPATH"); old && *old) pythonpath += std::string(":") + old;
 
     std::vector<std::pair<std::string, std::string>> env = {{"PYTHONPATH", pythonpath}, {"PYTHONUNBUFFERED", "1"}};
-    if (const std::string probe = fault_probe_library(); !probe.empty()) env.emplace_back("MIMIC_FAULT_PROBE", probe);
+    if (const std::string probe = fault_probe_library(); !probe.empty()) {
+        env.emplace_back("MIMIC_FAULT_PROBE", probe);
+#ifdef MIMIC_FAULT_PROBE_TORCH_LIBRARY
+        env.emplace_back("MIMIC_FAULT_PROBE_TORCH", MIMIC_FAULT_PROBE_TORCH_LIBRARY);
+#endif
+    }
     const SubprocessResult r = run_subprocess(recorder_args(python, o), env);
     if (r.term_signal != 0) {
         std::fprintf(stderr, "mimic: error: recorder (%s) killed by signal %d\n", python.c_str(), r.term_signal);
