@@ -49,36 +49,21 @@ int64_t minor_faults() {
     return static_cast<int64_t>(u.ru_minflt);
 }
 
-// Per thread: the depth of open operator calls, and the top-level operator
-// being counted (its name and the fault count when it started).
+// Per thread: the depth of open operator calls, the top-level operator's
+// name, and the fault count when the last top-level operator ended.
 struct ThreadState {
     int depth = 0;
-    bool pending = false;
-    bool started = false;
+    bool counting = false;
     int64_t last = 0;
     std::string name;
-    int64_t faults_at_start = 0;
 };
 thread_local ThreadState t_state;
-
-void finish_pending(ThreadState& t, int64_t faults_now) {
-    if (!t.pending) return;
-    t.pending = false;
-    ProbeState& s = state();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    s.records.push_back({std::hash<std::thread::id>()(std::this_thread::get_id()), std::move(t.name),
-                         faults_now - t.faults_at_start});
-}
 
 // Labels such as "autograd::engine::evaluate_function: AddmmBackward0" are
 // FUNCTION-scope too, but name no operator: the ops inside them are the
 // top-level ones, as in the replay's selection.
 bool is_operator(const at::RecordFunction& fn) { return fn.operator_name().has_value(); }
 
-// The fault count is read once per top-level operator, when it starts: an
-// operator's faults run from its start to the next one's. Reading it at the
-// end too (a syscall, ~0.5 us) landed inside the profiler's interval for the
-// op, since the profiler's end callback runs after ours: a 1 us op measured 2.
 std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
     if (!is_operator(fn)) return nullptr;
     ThreadState& t = t_state;
@@ -86,14 +71,19 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
     return nullptr;
 }
 
+// The fault count is read once per top-level operator, when it ends: an
+// operator's faults are those since the previous one ended (the host code
+// before it included). Each read is a syscall inside the op's profiled
+// interval (~1 us with the callbacks, measured); the recorder calibrates that
+// cost and the replay subtracts it.
 void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
     if (!is_operator(fn)) return;
     ThreadState& t = t_state;
     if (t.depth == 0) return;  // began before the probe started
     if (--t.depth != 0) return;
     const int64_t now = minor_faults();
-    if (!t.started) t.last = now;
-    t.started = true;
+    if (!t.counting) t.last = now;  // a thread's first operator: no start to count from
+    t.counting = true;
     ProbeState& s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
     s.records.push_back({std::hash<std::thread::id>()(std::this_thread::get_id()), std::move(t.name), now - t.last});
@@ -110,15 +100,15 @@ int mimic_fault_probe_start() {
     std::lock_guard<std::mutex> lock(s.mutex);
     if (s.handle != 0) return -1;
     s.records.clear();
+    t_state.counting = true;  // the calling thread counts from here
+    t_state.last = minor_faults();
     s.handle = at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end).scopes({at::RecordScope::FUNCTION}));
     return 0;
 }
 
 // Stops counting and writes one line per top-level operator, in the order
-// they ran: "thread<TAB>faults<TAB>name". An operator's faults are those from
-// its start to the next top-level operator's on its thread (for the calling
-// thread's last one, to this call); other threads' last operators are left out. Returns the number of lines, or
-// -1 when the file cannot be written.
+// they ran: "thread<TAB>faults<TAB>name". Returns the number of lines, or -1
+// when the file cannot be written.
 int64_t mimic_fault_probe_stop(const char* path) {
     ProbeState& s = state();
     {
@@ -126,7 +116,7 @@ int64_t mimic_fault_probe_stop(const char* path) {
         if (s.handle != 0) at::removeCallback(s.handle);
         s.handle = 0;
     }
-    finish_pending(t_state, minor_faults());  // the calling thread's last operator
+    t_state.counting = false;
     std::vector<Record> records;
     {
         std::lock_guard<std::mutex> lock(s.mutex);
