@@ -30,6 +30,8 @@ fi
 
 echo "== Chakra read/write (items_per_second = Chakra nodes/s)"
 "$BUILD/bench/chakra_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
+echo "== Chakra read of feeder_sample, min and median thread CPU time per read (steadier on a drifting VM)"
+MIMIC_TRACES_DIR="$TRACES" "$BUILD/bench/chakra_read_steady_bench" "" 200
 
 echo "== Kineto reader and linker"
 "$BUILD/bench/kineto_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
