@@ -1,5 +1,5 @@
 // op_faults.json, which `mimic record` writes next to meta.json: the minor
-// page faults each top-level operator of the original took in one untraced
+// page faults each top-level operator of the original took in the profiled
 // call of the step, by ET node id (python/mimic_record/fault_probe.py). A
 // replay gives each operator that many fresh pages (replay/fresh_page_allocator.h).
 #pragma once
@@ -12,7 +12,6 @@
 namespace mimic {
 
 struct OpFaults {
-    std::string path;
     std::unordered_map<uint64_t, int64_t> by_node;  // ET node id -> faults
     int64_t total = 0;                              // over the paired operators
 };

@@ -1,6 +1,6 @@
 // The page-fault probe the recorder loads into the Python process it records
-// (libmimic_fault_probe.so, through ctypes). For one untraced call of the
-// step it counts the minor page faults each top-level ATen operator takes.
+// (libmimic_fault_probe.so, through ctypes). In the profiled call of the step
+// it counts the minor page faults each top-level operator takes.
 //
 // Why: on CPU an operator's time depends on whether its outputs land on
 // pages the process already has or on fresh ones, each first touch of which
@@ -10,8 +10,9 @@
 // as many fresh pages as the original's faults (replay/fresh_page_allocator).
 //
 // Top-level: an operator call through the dispatcher with no other operator
-// call open on its thread, which is what the replay replays. Faults are the process's (RUSAGE_SELF), because
-// intra-op worker threads first-touch parts of an output too.
+// call open on its thread, which is what the replay replays. Faults are the
+// process's (RUSAGE_SELF), because intra-op worker threads first-touch parts
+// of an output too.
 #include <ATen/record_function.h>
 #include <sys/resource.h>
 
