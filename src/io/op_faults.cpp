@@ -11,7 +11,6 @@ namespace mimic {
 
 OpFaults read_op_faults(const std::string& path) {
     OpFaults out;
-    out.path = path;
     simdjson::dom::parser parser;
     const simdjson::padded_string text(read_whole_file(path));
     simdjson::dom::object doc;

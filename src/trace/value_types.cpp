@@ -61,10 +61,6 @@ ValueTypeInfo describe_value_type(std::string_view t, StringInterner& strings) {
     return info;
 }
 
-}  // namespace mimic
-
-namespace mimic {
-
 const ValueTypeInfo& ValueTypeTable::describe(StrId type, StringInterner& strings) {
     if (type.value >= by_id_.size()) by_id_.resize(type.value + 1);
     by_id_[type.value] = std::make_unique<ValueTypeInfo>(describe_value_type(strings.view(type), strings));
