@@ -24,6 +24,12 @@ namespace mimic::replay {
 
 namespace {
 
+int64_t sum(const std::vector<int64_t>& v) {
+    int64_t total = 0;
+    for (int64_t x : v) total += x;
+    return total;
+}
+
 // Fresh pages per step that make each step with a target (>= 0) take that
 // many page faults in all, its own included. Fresh pages for one op change
 // the heap the others allocate from, and so their own faults (up or down): a
@@ -39,8 +45,7 @@ std::vector<int64_t> fit_fresh_pages(Replayer& replayer, const std::vector<int64
     for (int round = 0; round <= kRounds; ++round) {
         replayer.set_fresh_pages(fresh);
         const std::vector<int64_t> seen = replayer.step_page_faults();
-        int64_t total = 0;
-        for (int64_t f : seen) total += f;
+        const int64_t total = sum(seen);
         if (std::llabs(total - want) < best_miss) {
             best_miss = std::llabs(total - want);
             best = fresh;
@@ -52,11 +57,6 @@ std::vector<int64_t> fit_fresh_pages(Replayer& replayer, const std::vector<int64
     return best;
 }
 
-int64_t sum(const std::vector<int64_t>& v) {
-    int64_t total = 0;
-    for (int64_t x : v) total += x;
-    return total;
-}
 
 }  // namespace
 

@@ -389,8 +389,9 @@ void Replayer::check() {
     pool_.restore();
 }
 
-double Replayer::run_iteration(const std::vector<double>& gaps_us) {
+double Replayer::run_iteration(const std::vector<double>& gaps_us, std::vector<int64_t>* faults) {
     const bool gaps = gaps_us.size() == steps_.size();
+    if (faults) faults->assign(steps_.size(), 0);
     pool_.restore();  // untimed: every iteration starts from the same inputs
     if (options_.groups) options_.groups->barrier();  // ranks start each iteration together
     const auto t0 = Clock::now();
@@ -398,7 +399,9 @@ double Replayer::run_iteration(const std::vector<double>& gaps_us) {
         Step& step = steps_[s];
         if (step.skipped) continue;
         if (gaps) spin_us(gaps_us[s], gap_cpu_share_);
+        const uint64_t faults_before = faults ? minor_page_faults() : 0;
         run_paged(s);
+        if (faults) (*faults)[s] = static_cast<int64_t>(minor_page_faults() - faults_before);
         for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
     }
     wait_collectives(end_waits_);
@@ -473,17 +476,8 @@ void Replayer::set_fresh_pages(std::vector<int64_t> pages_per_step) {
 }
 
 std::vector<int64_t> Replayer::step_page_faults() {
-    std::vector<int64_t> faults(steps_.size(), 0);
-    pool_.restore();
-    if (options_.groups) options_.groups->barrier();
-    for (size_t s = 0; s < steps_.size(); ++s) {
-        if (steps_[s].skipped) continue;
-        const uint64_t before = minor_page_faults();
-        run_paged(s);
-        faults[s] = static_cast<int64_t>(minor_page_faults() - before);
-        for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
-    }
-    wait_collectives(end_waits_);
+    std::vector<int64_t> faults;
+    run_iteration({}, &faults);
     return faults;
 }
 

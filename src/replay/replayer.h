@@ -53,7 +53,8 @@ public:
     // One iteration of every planned op; returns wall time in ms. With
     // `gaps_us` (one per step, may be empty) the host is kept busy that long
     // before each op, standing in for the original's Python and autograd time.
-    double run_iteration(const std::vector<double>& gaps_us = {});
+    // With `faults`, also the minor page faults of each step (0 for skipped ones).
+    double run_iteration(const std::vector<double>& gaps_us = {}, std::vector<int64_t>* faults = nullptr);
     // > 0: a gap is spent as that share of its length in this thread's CPU
     // time (see host_gaps.h); 0: in wall time.
     void set_gap_cpu_share(double share) { gap_cpu_share_ = share; }

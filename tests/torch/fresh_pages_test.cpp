@@ -5,19 +5,13 @@
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
-#include <sys/resource.h>
 
+#include "replay/replay_report.h"
 #include "replay/replayer.h"
 #include "replay_test_trace.h"
 
 namespace mimic::replay {
 namespace {
-
-int64_t minor_faults() {
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return u.ru_minflt;
-}
 
 // 64 KiB tensors: below glibc's mmap threshold (128 KiB), so without a budget
 // they come from the heap, on the pages the last one freed.
@@ -25,10 +19,10 @@ constexpr int64_t kPages = 16;
 
 int64_t faults_of_a_filled_tensor(FreshPageAllocator& a, int64_t budget) {
     a.set_budget_pages(budget);
-    const int64_t before = minor_faults();
+    const int64_t before = int64_t(minor_page_faults());
     at::Tensor t = at::empty({kPages * 1024}, at::kFloat);
     t.fill_(1.0f);
-    const int64_t faults = minor_faults() - before;
+    const int64_t faults = int64_t(minor_page_faults()) - before;
     a.set_budget_pages(0);
     return faults;
 }
