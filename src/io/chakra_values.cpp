@@ -51,101 +51,26 @@ void ChakraIoDecoder::parse_types(std::string_view types) {
     if (!types_cursor_.finished()) ids->clear();
 }
 
-namespace {
-
-// A hash of the three texts from their lengths and 32 bytes at their start,
-// middle and end: texts of different tensors differ there (ids are spread
-// over the whole text), and hashing every byte of every side would cost a
-// tenth of the decoding it saves. Equal hashes are confirmed by comparing.
-uint64_t side_hash(std::string_view values, std::string_view shapes, std::string_view types) {
-    constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
-    uint64_t h = 0;
-    const auto mix = [&h](uint64_t w) { h = (h ^ w) * kMul; h ^= h >> 29; };
-    const auto sample = [&mix](std::string_view s) {
-        mix(s.size());
-        const auto words = [&](size_t at) {
-            for (size_t k = 0; k < 4; ++k) {
-                uint64_t w;
-                std::memcpy(&w, s.data() + at + 8 * k, 8);
-                mix(w);
-            }
-        };
-        if (s.size() >= 32) {
-            words(0);
-            words(s.size() / 2 - 16);
-            words(s.size() - 32);
-        } else {
-            for (size_t at = 0; at < s.size(); at += 8) {
-                uint64_t w = 0;
-                std::memcpy(&w, s.data() + at, std::min<size_t>(8, s.size() - at));
-                mix(w);
-            }
-        }
-    };
-    sample(values);
-    sample(shapes);
-    sample(types);
-    return h;
-}
-
-// Compared at most this many same-hash sides deep: texts that agree where
-// they are sampled cannot make every lookup walk a long chain.
-constexpr int kMaxSameHash = 8;
-
-}  // namespace
-
-const ChakraIoDecoder::SeenSide* ChakraIoDecoder::find_seen(uint64_t hash, std::string_view values,
-                                                             std::string_view shapes, std::string_view types) const {
-    auto it = seen_by_hash_.find(hash);
-    if (it == seen_by_hash_.end()) return nullptr;
-    int depth = 0;
-    for (int32_t i = it->second; i >= 0 && depth < kMaxSameHash; i = seen_[static_cast<size_t>(i)].next_same_hash, ++depth) {
-        const SeenSide& s = seen_[static_cast<size_t>(i)];
-        if (s.values == values && s.shapes == shapes && s.types == types) return &s;
-    }
-    return nullptr;
-}
-
-void ChakraIoDecoder::remember(uint64_t hash, std::string_view values, std::string_view shapes,
-                               std::string_view types, const SeenSide& where) {
-    constexpr size_t kMaxSeenBytes = size_t(32) << 20;
-    const size_t bytes = values.size() + shapes.size() + types.size();
-    if (seen_bytes_ + bytes > kMaxSeenBytes || seen_.size() >= INT32_MAX) return;
-    seen_bytes_ += bytes;
-    std::string& text = seen_texts_.emplace_back();
-    text.reserve(bytes);
-    text.append(values).append(shapes).append(types);
-    SeenSide s = where;
-    s.values = std::string_view(text).substr(0, values.size());
-    s.shapes = std::string_view(text).substr(values.size(), shapes.size());
-    s.types = std::string_view(text).substr(values.size() + shapes.size());
-    auto [it, added] = seen_by_hash_.try_emplace(hash, static_cast<int32_t>(seen_.size()));
-    if (!added) {
-        s.next_same_hash = it->second;
-        it->second = static_cast<int32_t>(seen_.size());
-    }
-    seen_.push_back(s);
-}
-
-void ChakraIoDecoder::copy_seen(const SeenSide& seen, ValueRange& out) {
+void ChakraIoDecoder::copy_seen(const ChakraSeenSides::Where& seen, ValueRange& out) {
     // The copy lands after everything decoded since: shift its references.
+    // Each column grows once, then is written by index (no growth checks).
     const uint32_t value_shift = static_cast<uint32_t>(trace_.values.size()) - seen.values_begin;
     const uint32_t tensor_shift = static_cast<uint32_t>(trace_.tensors.size()) - seen.tensors_begin;
     const uint32_t dims_shift = static_cast<uint32_t>(trace_.dims.size()) - seen.dims_begin;
-    for (uint32_t i = seen.dims_begin; i < seen.dims_end; ++i) {
-        const int64_t d = trace_.dims[i];
-        trace_.dims.push_back(d);
-    }
-    for (uint32_t i = seen.tensors_begin; i < seen.tensors_end; ++i) {
-        TensorMeta t = trace_.tensors[i];
-        t.dims_begin += dims_shift;
-        trace_.tensors.push_back(t);
-    }
-    for (uint32_t i = seen.values_begin; i < seen.values_end; ++i) {
-        Value v = trace_.values[i];
+    const auto grow = [](auto& column, uint32_t begin, uint32_t end) {
+        const size_t at = column.size();
+        column.resize(at + (end - begin));
+        std::copy(column.begin() + begin, column.begin() + end, column.begin() + static_cast<std::ptrdiff_t>(at));
+        return column.data() + at;
+    };
+    grow(trace_.dims, seen.dims_begin, seen.dims_end);
+    TensorMeta* tensors = grow(trace_.tensors, seen.tensors_begin, seen.tensors_end);
+    for (uint32_t i = 0; i < seen.tensors_end - seen.tensors_begin; ++i) tensors[i].dims_begin += dims_shift;
+    Value* values = grow(trace_.values, seen.values_begin, seen.values_end);
+    for (uint32_t i = 0; i < seen.values_end - seen.values_begin; ++i) {
+        Value& v = values[i];
         if (v.kind == ValueKind::List) v.payload.range.begin += value_shift;
         else if (v.kind == ValueKind::Tensor) v.payload.index += tensor_shift;
-        trace_.values.push_back(v);
     }
     out = {seen.out.begin + value_shift, seen.out.count};
 }
@@ -154,15 +79,14 @@ bool ChakraIoDecoder::decode(std::string_view values, std::string_view shapes, s
                              ValueRange& out) {
     out = {static_cast<uint32_t>(trace_.values.size()), 0};
     if (values.empty()) return true;
-    // A short side parses in a few hundred cycles, about what hashing,
-    // looking up and remembering it would cost: only long ones are copied.
-    if (values.size() < kCopiedFromBytes) return decode_new(values, shapes, types, out);
-    const uint64_t hash = side_hash(values, shapes, types);
-    if (const SeenSide* seen = find_seen(hash, values, shapes, types)) {
+    // A side met before, with the same three texts, is copied from its first
+    // decoding (see chakra_seen_sides.h).
+    const uint64_t hash = ChakraSeenSides::hash(values, shapes, types);
+    if (const ChakraSeenSides::Where* seen = seen_.find(hash, values, shapes, types)) {
         copy_seen(*seen, out);
         return true;
     }
-    SeenSide where{};
+    ChakraSeenSides::Where where;
     where.values_begin = static_cast<uint32_t>(trace_.values.size());
     where.tensors_begin = static_cast<uint32_t>(trace_.tensors.size());
     where.dims_begin = static_cast<uint32_t>(trace_.dims.size());
@@ -171,7 +95,7 @@ bool ChakraIoDecoder::decode(std::string_view values, std::string_view shapes, s
     where.tensors_end = static_cast<uint32_t>(trace_.tensors.size());
     where.dims_end = static_cast<uint32_t>(trace_.dims.size());
     where.out = out;
-    remember(hash, values, shapes, types, where);
+    seen_.remember(hash, values, shapes, types, where);
     return true;
 }
 

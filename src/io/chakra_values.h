@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "io/chakra_literal.h"
+#include "io/chakra_seen_sides.h"
 #include "support/grow_buffer.h"
 #include "trace/trace.h"
 #include "trace/value_types.h"
@@ -29,27 +30,11 @@ public:
     bool decode(std::string_view values, std::string_view shapes, std::string_view types, ValueRange& out);
 
     static constexpr size_t kMaxRank = 64;
-    // A side whose values text is at least this long, met again with the
-    // same three texts, is copied from its first decoding.
-    static constexpr size_t kCopiedFromBytes = 256;
 
 private:
     using TypeInfo = ValueTypeInfo;
-    // A side whose three texts were decoded before: where that decoding put
-    // its values, tensors and dims, to be copied rather than parsed again.
-    // Sides repeat: an op and the op it calls often take the same inputs (73%
-    // of the IOInfo bytes of Chakra's feeder sample repeat an earlier side).
-    struct SeenSide {
-        std::string_view values, shapes, types;  // copies, in seen_texts_
-        uint32_t values_begin, values_end, tensors_begin, tensors_end, dims_begin, dims_end;
-        ValueRange out;
-        int32_t next_same_hash = -1;
-    };
-    const SeenSide* find_seen(uint64_t hash, std::string_view values, std::string_view shapes,
-                              std::string_view types) const;
-    void remember(uint64_t hash, std::string_view values, std::string_view shapes, std::string_view types,
-                  const SeenSide& where);
-    void copy_seen(const SeenSide& seen, ValueRange& out);
+    // Appends a copy of a side decoded before, its references shifted.
+    void copy_seen(const ChakraSeenSides::Where& seen, ValueRange& out);
     bool decode_new(std::string_view values, std::string_view shapes, std::string_view types, ValueRange& out);
 
     // Reads one value at the values cursor; `shaped`: the shapes cursor is
@@ -84,10 +69,7 @@ private:
     };
     RecentTypes recent_types_[2];
     ValueTypeTable types_;
-    std::unordered_map<uint64_t, int32_t> seen_by_hash_;  // the latest side with that hash
-    std::vector<SeenSide> seen_;
-    std::deque<std::string> seen_texts_;
-    size_t seen_bytes_ = 0;  // bounded, like the type texts
+    ChakraSeenSides seen_;
     std::string_view last_device_;
     StrId last_device_id_;
 };
