@@ -161,6 +161,15 @@ void compare_node(std::string_view bytes) {
     mimic::ChakraNodeView w;
     mimic::ChakraWireError error;
     const bool decoder_ok = mimic::decode_chakra_node(bytes, w, error) && lists_decode(w.attrs);
+    // The reader's way: IOInfo texts left to check_chakra_io_text must make
+    // the same decision as the decoder checking them itself.
+    mimic::ChakraNodeView deferred;
+    mimic::ChakraWireError deferred_error;
+    const bool deferred_ok =
+        mimic::decode_chakra_node(bytes, deferred, deferred_error, mimic::IoTextCheck::ByCaller) &&
+        mimic::check_chakra_io_text(bytes, deferred.inputs, "inputs", deferred_error) &&
+        mimic::check_chakra_io_text(bytes, deferred.outputs, "outputs", deferred_error) && lists_decode(deferred.attrs);
+    if (deferred_ok != decoder_ok) broken("checking IOInfo text by the caller decides otherwise", 0);
     if (!both_accept(protobuf_ok, decoder_ok, error)) return;
     if (w.id != p.id() || w.name != p.name() || w.type != static_cast<int32_t>(p.type()) ||
         w.start_time_micros != p.start_time_micros() || w.duration_micros != p.duration_micros())

@@ -40,8 +40,10 @@ public:
           op_schema_(trace.strings.intern("op_schema")), raw_inputs_(trace.strings.intern(kChakraRawInputs)),
           raw_outputs_(trace.strings.intern(kChakraRawOutputs)) {}
 
-    // Returns false when an attribute's list payload is malformed.
-    bool add(const ChakraNodeView& msg) {
+    // Returns false, with `error` set, when an attribute's list payload is
+    // malformed or an IOInfo text is not UTF-8. `msg` is decoded from
+    // `message` with IoTextCheck::ByCaller: its texts are checked here.
+    bool add(std::string_view message, const ChakraNodeView& msg, ChakraWireError& error) {
         Node node;
         node.id = NodeId(msg.id);
         node.name = trace_.strings.intern(msg.name);
@@ -56,14 +58,17 @@ public:
         bool pytorch_fields = false;
         for (size_t i = 0; i < msg.attrs.size(); ++i) {
             Attr a;
-            if (!attrs_.read(msg.attrs[i], i, a)) return false;
+            if (!attrs_.read(msg.attrs[i], i, a)) {
+                error.what = "bad attr list";
+                return false;
+            }
             if (lift(node, a)) pytorch_fields = true;
             else trace_.attrs.push_back(a);
         }
-        node.inputs = msg.inputs.present ? side(msg.inputs, raw_inputs_)
-                                         : ValueRange{static_cast<uint32_t>(trace_.values.size()), 0};
-        node.outputs = msg.outputs.present ? side(msg.outputs, raw_outputs_)
-                                           : ValueRange{static_cast<uint32_t>(trace_.values.size()), 0};
+        node.inputs = node.outputs = ValueRange{static_cast<uint32_t>(trace_.values.size()), 0};
+        if (msg.inputs.present && !side(message, msg.inputs, "inputs", raw_inputs_, node.inputs, error)) return false;
+        if (msg.outputs.present && !side(message, msg.outputs, "outputs", raw_outputs_, node.outputs, error))
+            return false;
         node.attrs = {attrs_begin, static_cast<uint32_t>(trace_.attrs.size() - attrs_begin)};
         node.kind = pytorch_fields ? classify_node(trace_.str(node.name), trace_.str(node.op_schema), node.scope)
                                    : NodeKind::Unknown;
@@ -103,9 +108,13 @@ private:
         return true;
     }
 
-    ValueRange side(const ChakraIoView& io, StrId raw_name) {
-        ValueRange out;
-        if (io_.decode(io.values, io.shapes, io.types, out)) return out;
+    // Returns false, with `error` set, when a text is not UTF-8. A side copied
+    // from an earlier one has texts equal to ones checked before.
+    bool side(std::string_view message, const ChakraIoView& io, const char* side_name, StrId raw_name, ValueRange& out,
+              ChakraWireError& error) {
+        const bool decoded = io_.decode(io.values, io.shapes, io.types, out);
+        if (!io_.last_side_copied() && !check_chakra_io_text(message, io, side_name, error)) return false;
+        if (decoded) return true;
         // Not a literal we know: keep the three texts so a write gives them back.
         ++raw_sides_;
         Value texts;
@@ -118,7 +127,8 @@ private:
             trace_.values.push_back(v);
         }
         trace_.attrs.push_back({raw_name, texts});
-        return {static_cast<uint32_t>(trace_.values.size()), 0};
+        out = {static_cast<uint32_t>(trace_.values.size()), 0};
+        return true;
     }
 
     Trace& trace_;
@@ -210,7 +220,7 @@ Trace read_chakra(const std::string& path, const ChakraReadOptions& options) {
         if (bytes.empty())
             fail({path, -1, static_cast<int64_t>(offset), "Node"},
                  "message " + std::to_string(index) + " is empty (0 bytes): not a Chakra node");
-        if (!decode_chakra_node(bytes, msg, error) || (error.what = "bad attr list", !converter.add(msg)))
+        if (!decode_chakra_node(bytes, msg, error, IoTextCheck::ByCaller) || !converter.add(bytes, msg, error))
             fail(where(frames, msg.id ? static_cast<int64_t>(msg.id) : -1, offset, bytes, "Node", error),
                  "message " + std::to_string(index) + " (" + std::to_string(bytes.size()) +
                      " bytes) does not parse as ChakraProtoMsg.Node: " + error.what);

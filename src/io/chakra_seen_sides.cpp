@@ -118,7 +118,7 @@ const char* ChakraSeenSides::keep(std::string_view values, std::string_view shap
     const size_t n = values.size() + shapes.size() + types.size();
     if (chunk_used_ + n > chunk_size_) {
         chunk_size_ = std::max(n, size_t(1) << 20);
-        chunks_.push_back(std::make_unique<char[]>(chunk_size_));
+        chunks_.emplace_back(new char[chunk_size_]);  // not zeroed: every byte used is written first
         chunk_used_ = 0;
     }
     char* text = chunks_.back().get() + chunk_used_;

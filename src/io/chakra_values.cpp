@@ -78,12 +78,14 @@ void ChakraIoDecoder::copy_seen(const ChakraSeenSides::Where& seen, ValueRange& 
 bool ChakraIoDecoder::decode(std::string_view values, std::string_view shapes, std::string_view types,
                              ValueRange& out) {
     out = {static_cast<uint32_t>(trace_.values.size()), 0};
+    last_copied_ = false;
     if (values.empty()) return true;
     // A side met before, with the same three texts, is copied from its first
     // decoding (see chakra_seen_sides.h).
     const uint64_t hash = ChakraSeenSides::hash(values, shapes, types);
     if (const ChakraSeenSides::Where* seen = seen_.find(hash, values, shapes, types)) {
         copy_seen(*seen, out);
+        last_copied_ = true;
         return true;
     }
     ChakraSeenSides::Where where;

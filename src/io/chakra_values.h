@@ -28,6 +28,9 @@ public:
     // that do not parse or do not match are ignored from where they stop
     // matching: kinds are inferred from the values.
     bool decode(std::string_view values, std::string_view shapes, std::string_view types, ValueRange& out);
+    // Whether the last decode() copied a side met before: its three texts
+    // are byte for byte ones decoded (and checked) earlier.
+    bool last_side_copied() const { return last_copied_; }
 
     static constexpr size_t kMaxRank = 64;
 
@@ -70,6 +73,7 @@ private:
     RecentTypes recent_types_[2];
     ValueTypeTable types_;
     ChakraSeenSides seen_;
+    bool last_copied_ = false;
     std::string_view last_device_;
     StrId last_device_id_;
 };

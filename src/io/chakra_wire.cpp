@@ -97,7 +97,11 @@ bool fail_at(ChakraWireError& error, const Wire& w, const char* what) {
 // detection, which looks at structure only) it checks nothing.
 class TextCheck {
 public:
-    TextCheck(std::string_view message, ChakraWireError* error) : message_(message.data()), error_(error) {}
+    TextCheck(std::string_view message, ChakraWireError* error, IoTextCheck io = IoTextCheck::InDecoder)
+        : message_(message.data()), error_(error), io_by_caller_(io == IoTextCheck::ByCaller) {}
+
+    // Whether the IOInfo texts that stay in the view are left to the caller.
+    bool io_by_caller() const { return io_by_caller_; }
 
     // `name` is the field; `parent`/`index` its enclosing field, e.g. attr[2].
     bool ok(std::string_view text, const char* name, const char* parent = nullptr, int index = -1) {
@@ -126,6 +130,7 @@ private:
 
     const char* message_;
     ChakraWireError* error_;
+    bool io_by_caller_;
 };
 
 // Repeated uint64: packed (one length-delimited run) or one varint per tag.
@@ -140,7 +145,32 @@ bool repeated_varints(Wire& w, int wire_type, std::vector<uint64_t>& out) {
     std::string_view packed;
     if (!w.bytes(packed)) return false;
     out.reserve(out.size() + packed.size());  // at least a byte a value: no growth inside the loop
-    Wire inner(packed);
+    // Dependencies are node ids, mostly one or two bytes each (below 16384):
+    // eight bytes that hold eight one-byte or four two-byte varints are
+    // decoded at once, anything else one varint at a time.
+    const char* p = packed.data();
+    const char* end = p + packed.size();
+    while (end - p >= 8) {
+        uint64_t word;
+        std::memcpy(&word, p, 8);
+        const uint64_t continued = word & 0x8080808080808080ull;
+        if (continued == 0) {
+            for (int k = 0; k < 8; ++k) out.push_back((word >> (8 * k)) & 0xff);
+            p += 8;
+        } else if (continued == 0x0080008000800080ull) {
+            for (int k = 0; k < 4; ++k) {
+                const uint64_t pair = word >> (16 * k);
+                out.push_back((pair & 0x7f) | ((pair >> 1) & 0x3f80));
+            }
+            p += 8;
+        } else {
+            Wire one(std::string_view(p, static_cast<size_t>(end - p)));
+            if (!one.varint(v)) return false;
+            out.push_back(v);
+            p += one.offset();
+        }
+    }
+    Wire inner(std::string_view(p, static_cast<size_t>(end - p)));
     while (!inner.done()) {
         if (!inner.varint(v)) return false;
         out.push_back(v);
@@ -159,7 +189,10 @@ bool decode_io(std::string_view data, ChakraIoView& io, bool& unknown, TextCheck
         const int field = static_cast<int>(tag >> 3), wt = static_cast<int>(tag & 7);
         std::string_view* target = field == 1 ? &io.values : field == 2 ? &io.shapes : field == 3 ? &io.types : nullptr;
         if (target && wt == kLength) {
-            if (!w.bytes(*target) || !text.ok(*target, kNames[field], side)) return false;
+            // A text a later occurrence replaces never reaches the caller,
+            // but protobuf checked it: check it here, whoever checks the rest.
+            if (text.io_by_caller() && target->data() && !text.ok(*target, kNames[field], side)) return false;
+            if (!w.bytes(*target) || (!text.io_by_caller() && !text.ok(*target, kNames[field], side))) return false;
         } else {
             unknown = true;
             if (!w.skip(wt)) return false;
@@ -291,9 +324,10 @@ bool decode_metadata(std::string_view message, ChakraMetadataView& out, ChakraWi
     return true;
 }
 
-bool decode_node(std::string_view message, ChakraNodeView& out, ChakraWireError& error, bool check_text) {
+bool decode_node(std::string_view message, ChakraNodeView& out, ChakraWireError& error, bool check_text,
+                 IoTextCheck io_text = IoTextCheck::InDecoder) {
     if (error.offset >= 0 || !error.what.empty()) error = ChakraWireError{};
-    TextCheck text(message, check_text ? &error : nullptr);
+    TextCheck text(message, check_text ? &error : nullptr, io_text);
     out.id = 0;
     out.name = {};
     out.type = 0;
@@ -363,8 +397,13 @@ bool decode_chakra_metadata(std::string_view message, ChakraMetadataView& out, C
     return decode_metadata(message, out, error, true);
 }
 
-bool decode_chakra_node(std::string_view message, ChakraNodeView& out, ChakraWireError& error) {
-    return decode_node(message, out, error, true);
+bool decode_chakra_node(std::string_view message, ChakraNodeView& out, ChakraWireError& error, IoTextCheck io_text) {
+    return decode_node(message, out, error, true, io_text);
+}
+
+bool check_chakra_io_text(std::string_view message, const ChakraIoView& io, const char* side, ChakraWireError& error) {
+    TextCheck text(message, &error);
+    return text.ok(io.values, "values", side) && text.ok(io.shapes, "shapes", side) && text.ok(io.types, "types", side);
 }
 
 bool decode_list_scalars(std::string_view list, int wire_type, std::vector<uint64_t>& out) {

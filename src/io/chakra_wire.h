@@ -75,9 +75,22 @@ bool decode_chakra_metadata(std::string_view message, ChakraMetadataView& out, C
 // must not pass for protobuf (nor the reverse).
 bool looks_like_chakra(std::string_view head);
 
+// Who checks that the IOInfo texts of a node (inputs/outputs values, shapes,
+// types) are UTF-8. ByCaller: the decoder leaves the texts that end up in
+// the view to check_chakra_io_text, so that a caller who has met the same
+// texts before (Chakra's feeder sample repeats two thirds of its sides) need
+// not read them twice; the caller must then check every text it did not meet.
+enum class IoTextCheck { InDecoder, ByCaller };
+
 // Decodes `message` into `out` (whose vectors are reused). Returns false and
 // sets `error` (with the offset inside the message) on malformed input.
-bool decode_chakra_node(std::string_view message, ChakraNodeView& out, ChakraWireError& error);
+bool decode_chakra_node(std::string_view message, ChakraNodeView& out, ChakraWireError& error,
+                        IoTextCheck io_text = IoTextCheck::InDecoder);
+
+// The UTF-8 check of one side's three texts (views into `message`), as the
+// decoder makes it: on failure `error` names the field ("inputs.values")
+// and the bad byte's offset in the message. `side`: "inputs" or "outputs".
+bool check_chakra_io_text(std::string_view message, const ChakraIoView& io, const char* side, ChakraWireError& error);
 
 // The values of a *List attribute payload (field 1, packed or not), appended
 // to `out`: raw bits of each scalar, whose wire type is `wire_type` (0

@@ -80,6 +80,36 @@ TEST_P(SharedChakra, DumpThenEncodeGivesTheSameBytes) {
     EXPECT_EQ(read_whole_file(et), read_whole_file(testing::trace_path(rel)));  // and so the whole file
 }
 
+// Dependencies are decoded eight bytes at a time when those hold eight
+// one-byte or four two-byte varints, else one by one: runs of every width,
+// mixed so that runs start at every offset, must decode as protobuf does.
+TEST(ChakraWire, PackedDependenciesOfEveryWidthAgreeWithProtobuf) {
+    const uint64_t widths[] = {5, 127, 128, 300, 16383, 16384, 2097151, 1ull << 35, UINT64_MAX};
+    for (int seed = 0; seed < 200; ++seed) {
+        ChakraProtoMsg::Node pb;
+        pb.set_id(1);
+        uint64_t state = 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(seed + 1);
+        for (int k = 0; k < 60; ++k) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            // Mostly runs of one width (as real ids are), with switches.
+            const size_t width = (state >> 60) < 12 ? static_cast<size_t>(seed % 4) : static_cast<size_t>((state >> 33) % 9);
+            const uint64_t v = widths[width] - ((state >> 20) & 3) * (widths[width] > 3);
+            pb.add_ctrl_deps(v);
+            if (k % 3 == 0) pb.add_data_deps(v);
+        }
+        const std::string bytes = pb.SerializeAsString();
+        ChakraNodeView view;
+        ChakraWireError error;
+        ASSERT_TRUE(decode_chakra_node(bytes, view, error)) << error.what;
+        ASSERT_EQ(view.ctrl_deps, std::vector<uint64_t>(pb.ctrl_deps().begin(), pb.ctrl_deps().end())) << seed;
+        ASSERT_EQ(view.data_deps, std::vector<uint64_t>(pb.data_deps().begin(), pb.data_deps().end())) << seed;
+        // Cut inside the packed run: refused, as protobuf refuses it.
+        const std::string cut = bytes.substr(0, bytes.size() - 1);
+        ChakraProtoMsg::Node refused;
+        EXPECT_EQ(decode_chakra_node(cut, view, error), refused.ParseFromString(cut)) << seed;
+    }
+}
+
 TEST_P(SharedChakra, ZeroCopyDecoderAgreesWithProtobuf) {
     const std::string rel = GetParam();
     MIMIC_REQUIRE_TRACE(rel);

@@ -103,21 +103,59 @@ TEST(ChakraUtf8, EveryStringFieldOfTheFeederSample) {
     expect_error(flip(feeder, "2023-12-14", 4, "feeder_metadata.0.et"), {"feeder_metadata.0.et", "field 'attr[2].string_val'"});
 }
 
-// The fields the real traces leave empty, on a node made with protobuf.
-Flipped write_node(const std::string& name, const ChakraProtoMsg::Node& node, const std::string& marker) {
+// A metadata message and one node message `body` (under 128 bytes), with the
+// first `marker` in the file's bytes set to 0xFF.
+Flipped write_frames(const std::string& name, const std::string& body, const std::string& marker) {
     ChakraProtoMsg::GlobalMetadata meta;
     meta.set_version("0.0.4");
     std::string bytes;
-    for (const google::protobuf::MessageLite* m : {static_cast<const google::protobuf::MessageLite*>(&meta),
-                                                    static_cast<const google::protobuf::MessageLite*>(&node)}) {
-        const std::string body = m->SerializeAsString();
-        bytes += static_cast<char>(body.size());  // under 128 bytes here
-        bytes += body;
+    for (const std::string& m : {meta.SerializeAsString(), body}) {
+        bytes += static_cast<char>(m.size());
+        bytes += m;
     }
     const size_t at = bytes.find(marker);
     EXPECT_NE(at, std::string::npos);
     bytes[at] = '\xff';
     return {write_file(name, bytes), at};
+}
+
+// The fields the real traces leave empty, on a node made with protobuf.
+Flipped write_node(const std::string& name, const ChakraProtoMsg::Node& node, const std::string& marker) {
+    return write_frames(name, node.SerializeAsString(), marker);
+}
+
+// The reader checks the IOInfo texts itself, and only those it has not met
+// before (a side equal to an earlier one is copied): a side that differs
+// from an earlier one by the bad byte alone must not pass for it.
+TEST(ChakraUtf8, ASideThatRepeatsAnEarlierOneButForTheBadByte) {
+    const std::string feeder = "chakra/feeder_sample.0.et";
+    MIMIC_REQUIRE_TRACE(feeder);
+    const std::string bytes = read_bytes(testing::trace_path(feeder));
+    ChakraFrameReader frames(testing::trace_path(feeder));
+    std::string_view message;
+    uint64_t prefix = 0;
+    frames.next(message, prefix);  // metadata
+    frames.next(message, prefix);  // node 216
+    ChakraProtoMsg::Node first;
+    ASSERT_TRUE(first.ParseFromArray(message.data(), static_cast<int>(message.size())));
+    const std::string& side = first.inputs().values();
+    const size_t again = bytes.find(side, bytes.find(side) + 1);
+    ASSERT_NE(again, std::string::npos) << "the test's premise: node 216's inputs occur again";
+    std::string flipped = bytes;
+    flipped[again + side.size() / 2] = '\xff';
+    const Flipped f{write_file("feeder_repeated.0.et", flipped), again + side.size() / 2};
+    expect_error(f, {"feeder_repeated.0.et", ".values'"});
+}
+
+// A node whose inputs occur twice: protobuf merges them, the second text
+// wins, but the first is parsed (and checked) too.
+TEST(ChakraUtf8, AnInputsTextThatALaterOccurrenceReplaces) {
+    ChakraProtoMsg::Node bad, good;
+    bad.set_id(7);
+    bad.mutable_inputs()->set_values("[#1]");
+    good.mutable_inputs()->set_values("[2]");
+    const Flipped f = write_frames("replaced.0.et", bad.SerializeAsString() + good.SerializeAsString(), "#1");
+    expect_error(f, {"node 7", "field 'inputs.values'"});
 }
 
 TEST(ChakraUtf8, DocStringAndStringListAreTextBytesAreNot) {
