@@ -23,6 +23,7 @@ struct Mappings {
     std::mutex mutex;
     std::unordered_map<void*, size_t> bytes;
     std::atomic<size_t> count{0};
+    std::atomic<int64_t> mapped_bytes{0};
     c10::DeleterFnPtr previous_raw_deleter = nullptr;
 };
 
@@ -37,6 +38,10 @@ void release(void* p) {
         std::lock_guard<std::mutex> lock(m.mutex);
         auto it = m.bytes.find(p);
         if (it != m.bytes.end()) {
+            // Reported to the profiler as libtorch's CPU allocator reports a free.
+            const int64_t size = static_cast<int64_t>(it->second);
+            const int64_t total = m.mapped_bytes.fetch_sub(size, std::memory_order_relaxed) - size;
+            c10::reportMemoryUsageToProfiler(p, -size, total, 0, c10::Device(c10::DeviceType::CPU));
             ::munmap(p, it->second);
             m.bytes.erase(it);
             m.count.fetch_sub(1, std::memory_order_release);
@@ -80,6 +85,11 @@ c10::DataPtr FreshPageAllocator::allocate(size_t bytes) const {
         m.bytes.emplace(p, mapped);
         m.count.fetch_add(1, std::memory_order_release);
     }
+    // As libtorch's CPU allocator does, so that a profiled replay records a
+    // memory event for it, as the original's profile did for its allocations.
+    const int64_t total = m.mapped_bytes.fetch_add(static_cast<int64_t>(mapped), std::memory_order_relaxed) +
+                          static_cast<int64_t>(mapped);
+    c10::reportMemoryUsageToProfiler(p, static_cast<int64_t>(mapped), total, 0, c10::Device(c10::DeviceType::CPU));
     return {p, p, &release, c10::Device(c10::DeviceType::CPU)};
 }
 

@@ -5,6 +5,9 @@
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
+#include <torch/csrc/autograd/profiler_kineto.h>
+
+#include <set>
 
 #include "replay/replay_report.h"
 #include "replay/replayer.h"
@@ -53,6 +56,35 @@ TEST(FreshPages, RawAllocationsOfBothKindsFreeThroughTheRawDeleter) {
         static_cast<char*>(p)[64 * 4096 - 1] = 2;
         a.raw_deallocate(p);
     }
+}
+
+// A fresh mapping is reported to the profiler as libtorch's CPU allocator
+// reports its blocks: a profiled replay (`--record-replay`, or a user's own
+// profiler around mimic) shows the allocation and the free as memory events.
+TEST(FreshPages, AllocationsAndFreesShowAsTheProfilersMemoryEvents) {
+    namespace prof = torch::profiler::impl;
+    FreshPageAllocator& a = FreshPageAllocator::install();
+    const prof::ProfilerConfig config(prof::ProfilerState::KINETO, false, /*profile_memory=*/true);
+    const std::set<prof::ActivityType> cpu{prof::ActivityType::CPU};
+    torch::autograd::profiler::prepareProfiler(config, cpu);
+    torch::autograd::profiler::enableProfiler(config, cpu);
+    constexpr int64_t kBytes = 64 * 4096;
+    a.set_budget_pages(64);
+    const uint64_t fresh_before = a.fresh_pages();
+    {
+        at::Tensor t = at::empty({kBytes}, at::kByte);
+        EXPECT_EQ(a.fresh_pages(), fresh_before + 64) << "the test's premise: a fresh mapping";
+    }
+    a.set_budget_pages(0);
+    const auto result = torch::autograd::profiler::disableProfiler();
+    int allocations = 0, frees = 0;
+    for (const auto& e : result->events()) {
+        if (e.name() != "[memory]") continue;
+        allocations += e.nBytes() == kBytes;
+        frees += e.nBytes() == -kBytes;
+    }
+    EXPECT_EQ(allocations, 1);
+    EXPECT_EQ(frees, 1);
 }
 
 // A replayed op whose recorded faults exceed its own gets them as fresh pages.
