@@ -98,6 +98,8 @@ bool ChakraSeenSides::same_texts(const Side& s, std::string_view values, std::st
 const ChakraSeenSides::Where* ChakraSeenSides::find(uint64_t hash, std::string_view values, std::string_view shapes,
                                                     std::string_view types) {
     crowded_ = false;
+    const bool short_side = values.size() < kLongBytes;
+    if (short_side && ++short_lookups_ == kTrialLookups) short_worth_ = 2 * short_hits_ >= short_lookups_;
     if (slots_.empty()) return nullptr;
     const size_t mask = slots_.size() - 1;
     int same_hash = 0;
@@ -106,7 +108,10 @@ const ChakraSeenSides::Where* ChakraSeenSides::find(uint64_t hash, std::string_v
         if (at < 0) return nullptr;
         const Side& s = sides_[static_cast<size_t>(at)];
         if (s.hash != hash) continue;
-        if (same_texts(s, values, shapes, types)) return &s.where;
+        if (same_texts(s, values, shapes, types)) {
+            short_hits_ += short_side;
+            return &s.where;
+        }
         if (++same_hash >= kMaxSameHash) {
             crowded_ = true;
             return nullptr;

@@ -81,7 +81,8 @@ bool ChakraIoDecoder::decode(std::string_view values, std::string_view shapes, s
     last_copied_ = false;
     if (values.empty()) return true;
     // A side met before, with the same three texts, is copied from its first
-    // decoding (see chakra_seen_sides.h).
+    // decoding (see chakra_seen_sides.h), in traces where sides repeat.
+    if (!seen_.worth_looking_up(values)) return decode_new(values, shapes, types, out);
     const uint64_t hash = ChakraSeenSides::hash(values, shapes, types);
     if (const ChakraSeenSides::Where* seen = seen_.find(hash, values, shapes, types)) {
         copy_seen(*seen, out);

@@ -105,6 +105,36 @@ TEST(ChakraValues, SidesThatAgreeWhereSampledAreStillParsed) {
     }
 }
 
+// Short sides are looked up only while most are found (a lookup that misses
+// costs about a parse); long ones always are.
+TEST(ChakraValues, ShortSidesStopBeingLookedUpWhereFewRepeat) {
+    Trace trace;
+    ChakraIoDecoder decoder(trace);
+    ValueRange r;
+    for (uint64_t k = 0; k < ChakraSeenSides::kTrialLookups; ++k)
+        ASSERT_TRUE(decoder.decode(tensor_list(1, int(1000 + k)), shape_list(1), type_list(1), r));
+    ASSERT_TRUE(decoder.decode(tensor_list(1, 1000), shape_list(1), type_list(1), r));
+    EXPECT_FALSE(decoder.last_side_copied()) << "short sides that rarely repeat are parsed";
+    EXPECT_EQ(id_of(trace, r, 0), 1000u);
+    const std::string long_side = tensor_list(20, 5);
+    ASSERT_GE(long_side.size(), ChakraSeenSides::kLongBytes);
+    ASSERT_TRUE(decoder.decode(long_side, shape_list(20), type_list(20), r));
+    ASSERT_TRUE(decoder.decode(long_side, shape_list(20), type_list(20), r));
+    EXPECT_TRUE(decoder.last_side_copied()) << "a long side is copied wherever it repeats";
+    EXPECT_EQ(id_of(trace, r, 19), 24u);
+}
+
+TEST(ChakraValues, ShortSidesThatMostlyRepeatAreCopied) {
+    Trace trace;
+    ChakraIoDecoder decoder(trace);
+    ValueRange r;
+    for (uint64_t k = 0; k < 2 * ChakraSeenSides::kTrialLookups; ++k) {
+        ASSERT_TRUE(decoder.decode(tensor_list(1, int(1000 + k % 4)), shape_list(1), type_list(1), r));
+        EXPECT_EQ(decoder.last_side_copied(), k >= 4) << k;
+        EXPECT_EQ(id_of(trace, r, 0), 1000 + k % 4);
+    }
+}
+
 TEST(ChakraValues, TheSameValuesWithOtherShapesOrTypesAreNotACopy) {
     Trace trace;
     ChakraIoDecoder decoder(trace);
