@@ -15,6 +15,11 @@ falls back to its own allocator state.
 The probe's operators are paired with the ET's top-level operators by name, in order, on the
 thread that ran the most of them (align.py), and written as op_faults.json:
 {"faults": [[et_node_id, faults], ...], ...}.
+
+The probe also notes the layout of every tensor a top-level operator takes (a torch 1.13 ET has no
+strides; a replay that builds such tensors contiguous runs BLAS on other layouts than the
+original's), written as op_layouts.json: {"layouts": [[et_node_id, [[sizes, strides, offset] or
+null (undefined tensor), ...]], ...]}, the tensors in argument order, lists flattened.
 """
 
 import contextlib
@@ -28,6 +33,7 @@ PROBE_ENV = "MIMIC_FAULT_PROBE"
 # build would load a second libtorch into the process, whose operator registrations clash.
 PROBE_TORCH_ENV = "MIMIC_FAULT_PROBE_TORCH"
 OP_FAULTS_FILE = "op_faults.json"
+OP_LAYOUTS_FILE = "op_layouts.json"
 
 
 class FaultProbe:
@@ -60,7 +66,7 @@ class FaultProbe:
             raise RuntimeError("fault probe already running")
 
     def stop(self, tsv_path):
-        """Stops counting; returns [(thread, faults, name)] in call order."""
+        """Stops counting; returns [(thread, faults, name, layouts)] in call order."""
         if self._lib.mimic_fault_probe_stop(tsv_path.encode()) < 0:
             raise OSError(f"fault probe could not write {tsv_path}")
         try:
@@ -98,9 +104,23 @@ def read_probe_tsv(path):
     records = []
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
-            thread, faults, name = line.rstrip("\n").split("\t", 2)
-            records.append((int(thread), int(faults), name))
+            thread, faults, layouts, name = line.rstrip("\n").split("\t", 3)
+            records.append((int(thread), int(faults), name, layouts))
     return records
+
+
+def parse_layouts(text):
+    """The probe's "2,3|3,1|0;-" as [[[2, 3], [3, 1], 0], None]."""
+    def ints(s):
+        return [int(x) for x in s.split(",")] if s else []
+    out = []
+    for item in text.split(";") if text else []:
+        if item == "-":
+            out.append(None)
+            continue
+        sizes, strides, offset = item.split("|")
+        out.append([ints(sizes), ints(strides), int(offset)])
+    return out
 
 
 def _main_sequence(items, key):
@@ -134,11 +154,26 @@ def et_top_level_ops(et_doc):
     return ops
 
 
-def pair_with_et(et_doc, records):
-    """{"faults": [[et_node_id, faults]...], counts...}: the probe's records paired with ET ops."""
+def _paired(et_doc, records):
     et_ops = _main_sequence(et_top_level_ops(et_doc), key=lambda n: n.get("tid"))
     probe = _main_sequence(records, key=lambda r: r[0])
-    pairs = align_sequences([n["name"] for n in et_ops], [r[2] for r in probe])
+    return et_ops, probe, align_sequences([n["name"] for n in et_ops], [r[2] for r in probe])
+
+
+def pair_layouts_with_et(et_doc, records):
+    """{"layouts": [[et_node_id, [layout or None, ...]]...], counts...}, for op_layouts.json."""
+    et_ops, probe, pairs = _paired(et_doc, records)
+    return {
+        "source": "libmimic_fault_probe: sizes, strides and storage offset of each tensor argument of "
+                  "each top-level operator, in the profiled call (profile.json)",
+        "paired_ops": len(pairs),
+        "layouts": [[et_ops[i]["id"], parse_layouts(probe[j][3])] for i, j in pairs],
+    }
+
+
+def pair_with_et(et_doc, records):
+    """{"faults": [[et_node_id, faults]...], counts...}: the probe's records paired with ET ops."""
+    et_ops, probe, pairs = _paired(et_doc, records)
     return {
         "source": "libmimic_fault_probe: minor page faults (RUSAGE_SELF) per top-level operator, "
                   "counted in the profiled call (profile.json)",

@@ -165,6 +165,8 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
         # Measured last: its loops would change the heap the traced calls allocate from.
         probe_cost_us = calibrate.probe_cost_per_op_us(probe)
         _write_json(os.path.join(out_dir, fault_probe.OP_FAULTS_FILE), op_faults)
+        _write_json(os.path.join(out_dir, fault_probe.OP_LAYOUTS_FILE),
+                    fault_probe.pair_layouts_with_et(et_doc, probe_records))
 
     overhead_ms = traced_ms - median_ms
     et_op_count = _count_ops(et_doc)
@@ -200,6 +202,8 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
         "traced_peak_net_allocated_bytes": peak_bytes,
         # Page faults per top-level operator (op_faults.json), paired with the ET's.
         "op_faults_file": fault_probe.OP_FAULTS_FILE if op_faults else None,
+        # Sizes, strides and storage offset of each top-level op's tensors (op_layouts.json).
+        "op_layouts_file": fault_probe.OP_LAYOUTS_FILE if op_faults else None,
         "op_faults_paired": f"{op_faults['paired_ops']}/{op_faults['et_top_level_ops']}" if op_faults else None,
         "probe_page_faults": op_faults["probe_faults_total"] if op_faults else None,
         # What the probe adds inside each top-level op's profiled duration; replay subtracts it.

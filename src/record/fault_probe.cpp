@@ -13,6 +13,14 @@
 // call open on its thread, which is what the replay replays. Faults are the
 // process's (RUSAGE_SELF), because intra-op worker threads first-touch parts
 // of an output too.
+//
+// It also notes the layout (sizes, strides, storage offset) of each tensor a
+// top-level operator takes. A torch 1.13 ET records no strides, and a replay
+// that builds such a tensor contiguous feeds the operator another layout than
+// the original's: `W.t()` saved for a backward `mm` becomes a contiguous
+// [in, out] tensor, and BLAS then runs NT instead of NN, up to 1.8x slower
+// on this machine's OpenBLAS.
+#include <ATen/core/ivalue.h>
 #include <ATen/record_function.h>
 #include <sys/resource.h>
 
@@ -31,6 +39,7 @@ struct Record {
     uint64_t thread;
     std::string name;
     int64_t faults;
+    std::string layouts;
 };
 
 struct ProbeState {
@@ -57,6 +66,7 @@ struct ThreadState {
     bool counting = false;
     int64_t last = 0;
     std::string name;
+    std::string layouts;
 };
 thread_local ThreadState t_state;
 
@@ -65,10 +75,53 @@ thread_local ThreadState t_state;
 // top-level ones, as in the replay's selection.
 bool is_operator(const at::RecordFunction& fn) { return fn.operator_name().has_value(); }
 
+void append_ints(std::string& out, c10::IntArrayRef values) {
+    for (size_t i = 0; i < values.size(); ++i) {
+        if (i) out += ',';
+        out += std::to_string(values[i]);
+    }
+}
+
+// One tensor as "sizes|strides|storage offset" ("2,3|1,2|0"), "-" when undefined.
+void append_layout(std::string& out, const at::Tensor& t) {
+    if (!out.empty()) out += ';';
+    if (!t.defined()) {
+        out += '-';
+        return;
+    }
+    append_ints(out, t.sizes());
+    out += '|';
+    append_ints(out, t.strides());
+    out += '|';
+    out += std::to_string(t.storage_offset());
+}
+
+// The tensors of an operator's arguments in order, lists flattened, as the
+// ET lists them (a None in a list of optional tensors is no tensor there).
+std::string layouts_of(const at::RecordFunction& fn) {
+    std::string out;
+    for (const c10::IValue& v : fn.inputs()) {
+        if (v.isTensor()) {
+            append_layout(out, v.toTensor());
+        } else if (v.isTensorList()) {
+            for (const at::Tensor& t : v.toTensorVector()) append_layout(out, t);
+        } else if (v.isList()) {
+            for (const c10::IValue& e : v.toListRef())
+                if (e.isTensor()) append_layout(out, e.toTensor());
+        }
+    }
+    return out;
+}
+
 std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
     if (!is_operator(fn)) return nullptr;
     ThreadState& t = t_state;
-    if (t.depth++ == 0) t.name = fn.name();
+    if (t.depth++ == 0) {
+        t.name = fn.name();
+        // Before the profiler's own start callback (global callbacks run
+        // first), so outside the op's profiled interval.
+        t.layouts = layouts_of(fn);
+    }
     return nullptr;
 }
 
@@ -87,7 +140,8 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
     t.counting = true;
     ProbeState& s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
-    s.records.push_back({std::hash<std::thread::id>()(std::this_thread::get_id()), std::move(t.name), now - t.last});
+    s.records.push_back(
+        {std::hash<std::thread::id>()(std::this_thread::get_id()), std::move(t.name), now - t.last, std::move(t.layouts)});
     t.last = now;
 }
 
@@ -103,12 +157,14 @@ int mimic_fault_probe_start() {
     s.records.clear();
     t_state.counting = true;  // the calling thread counts from here
     t_state.last = minor_faults();
-    s.handle = at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end).scopes({at::RecordScope::FUNCTION}));
+    s.handle = at::addGlobalCallback(
+        at::RecordFunctionCallback(on_start, on_end).needsInputs(true).scopes({at::RecordScope::FUNCTION}));
     return 0;
 }
 
 // Stops counting and writes one line per top-level operator, in the order
-// they ran: "thread<TAB>faults<TAB>name". Returns the number of lines, or -1
+// they ran: "thread<TAB>faults<TAB>layouts<TAB>name" (layouts: see
+// append_layout, ';' between tensors). Returns the number of lines, or -1
 // when the file cannot be written.
 int64_t mimic_fault_probe_stop(const char* path) {
     ProbeState& s = state();
@@ -126,8 +182,8 @@ int64_t mimic_fault_probe_stop(const char* path) {
     std::FILE* f = std::fopen(path, "w");
     if (!f) return -1;
     for (const Record& r : records)
-        std::fprintf(f, "%llu\t%lld\t%s\n", static_cast<unsigned long long>(r.thread), static_cast<long long>(r.faults),
-                     r.name.c_str());
+        std::fprintf(f, "%llu\t%lld\t%s\t%s\n", static_cast<unsigned long long>(r.thread),
+                     static_cast<long long>(r.faults), r.layouts.c_str(), r.name.c_str());
     if (std::fclose(f) != 0) return -1;
     return static_cast<int64_t>(records.size());
 }

@@ -107,6 +107,9 @@ struct ReplayReport {
     std::optional<int64_t> original_op_page_faults;
     std::optional<int64_t> fresh_pages_per_iter;
     std::optional<int64_t> fresh_pages_per_op_pass;
+    // The original's tensor layouts (op_layouts.json) given to tensors the
+    // trace has no strides for: tensors, ops matched, ops left as traced.
+    std::optional<size_t> recorded_layout_tensors, recorded_layout_ops, recorded_layout_mismatched_ops;
     size_t fallbacks = 0;
     size_t shape_mismatches = 0;
     size_t runtime_errors = 0;

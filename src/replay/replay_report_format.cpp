@@ -73,6 +73,11 @@ std::string report_json(const ReplayReport& r) {
     if (r.original_op_page_faults) w.field("original_op_page_faults", *r.original_op_page_faults);
     if (r.fresh_pages_per_iter) w.field("fresh_pages_per_iter", *r.fresh_pages_per_iter);
     if (r.fresh_pages_per_op_pass) w.field("fresh_pages_per_op_pass", *r.fresh_pages_per_op_pass);
+    if (r.recorded_layout_tensors) {
+        w.field("recorded_layout_tensors", uint64_t(*r.recorded_layout_tensors));
+        w.field("recorded_layout_ops", uint64_t(r.recorded_layout_ops.value_or(0)));
+        w.field("recorded_layout_mismatched_ops", uint64_t(r.recorded_layout_mismatched_ops.value_or(0)));
+    }
     w.field("fallbacks", uint64_t(r.fallbacks)).field("shape_mismatches", uint64_t(r.shape_mismatches));
     w.field("runtime_errors", uint64_t(r.runtime_errors));
     w.field("rank", r.rank).field("world_size", r.world_size);
@@ -133,6 +138,13 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                          "{} in the per-op pass (for the {} faults of the profiled iteration's ops)",
                          *r.fresh_pages_per_iter, r.fresh_pages_per_op_pass.value_or(0),
                          r.original_op_page_faults.value_or(0)));
+    if (r.recorded_layout_tensors)
+        line(fmt::format("  original tensor layouts (op_layouts.json): strides given to {} tensors of {} ops{}",
+                         *r.recorded_layout_tensors, r.recorded_layout_ops.value_or(0),
+                         r.recorded_layout_mismatched_ops.value_or(0)
+                             ? fmt::format(", {} ops did not match the trace and kept its layouts",
+                                           *r.recorded_layout_mismatched_ops)
+                             : std::string()));
     if (!r.skipped.empty()) {
         line("  skipped:");
         for (size_t i = 0; i < r.skipped.size() && i < max_rows; ++i)

@@ -11,6 +11,7 @@
 
 #include "io/kineto_reader.h"
 #include "io/op_faults.h"
+#include "io/op_layouts.h"
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
 #include "replay/collective_check.h"
@@ -71,6 +72,9 @@ SessionResult run_replay_session(const SessionOptions& o) {
         meta = read_recording_meta(input.meta_path);
         apply_recording_meta(trace, input.meta_path);  // process groups and Python's calls: a 1.13 ET has neither
     }
+    // The strides a 1.13 ET lacks, as the recorder saw them (op_layouts.h).
+    std::optional<LayoutsApplied> layouts;
+    if (auto recorded = read_op_layouts_beside(input.meta_path)) layouts = apply_op_layouts(trace, *recorded);
 
     int threads = o.threads;
     if (threads <= 0 && meta && meta->intra_op_threads) threads = *meta->intra_op_threads;
@@ -198,6 +202,11 @@ SessionResult run_replay_session(const SessionOptions& o) {
     settings.page_faults = op_faults ? "recorded" : "none";
     SessionResult result;
     result.report = make_report(trace, replayer, settings, iteration_ms, meta, gaps, page_faults);
+    if (layouts) {
+        result.report.recorded_layout_tensors = layouts->tensors;
+        result.report.recorded_layout_ops = layouts->ops;
+        result.report.recorded_layout_mismatched_ops = layouts->mismatched_ops;
+    }
     if (op_faults) {
         result.report.original_op_page_faults = op_faults->total;
         result.report.fresh_pages_per_iter = sum(fresh_untraced);

@@ -60,6 +60,10 @@ if "$MIMIC" record --workload mlp --out "$TMP/mlp" --warmup 1 --iters 3 > "$TMP/
     [ -f "$TMP/mlp/op_faults.json" ] || fail "mlp: the recording has no op_faults.json"
     [ "$(json_get "$TMP/mlp.json" "d['page_faults_mode'] == 'recorded' and d['fresh_pages_per_iter'] >= 0 and d['original_op_page_faults'] >= 0")" = True ] \
         || fail "mlp: fresh pages not reported: $(cat "$TMP/mlp.txt")"
+    # The original's tensor layouts (a 1.13 ET has no strides) reach every top-level op's tensors.
+    [ -f "$TMP/mlp/op_layouts.json" ] || fail "mlp: the recording has no op_layouts.json"
+    [ "$(json_get "$TMP/mlp.json" "d['recorded_layout_ops'] >= 0.9 * d['ops_total'] and d['recorded_layout_tensors'] > 0 and d['recorded_layout_mismatched_ops'] == 0")" = True ] \
+        || fail "mlp: recorded layouts not applied to every op: $(cat "$TMP/mlp.txt")"
     "$MIMIC" replay "$TMP/mlp" --page-faults none --iters 1 --json "$TMP/mlp_nopf.json" > /dev/null 2>&1 || fail "--page-faults none failed"
     [ "$(json_get "$TMP/mlp_nopf.json" "d['page_faults_mode'] == 'none' and 'fresh_pages_per_iter' not in d")" = True ] \
         || fail "mlp: --page-faults none still gave fresh pages"

@@ -48,7 +48,35 @@ def check_op_faults(d, meta, et):
              "op_faults.json pairs a non-operator node or a bad count")
     _require(sum(f for _, f in pairs) == doc["paired_faults_total"] <= doc["probe_faults_total"],
              "op_faults.json totals do not add up")
+    check_op_layouts(d, meta, et, [i for i, _ in pairs])
     return doc
+
+
+def check_op_layouts(d, meta, et, paired_ids):
+    """op_layouts.json: for the same ops, a layout per tensor argument whose sizes are the ET's."""
+    _require(meta.get("op_layouts_file") == "op_layouts.json", "meta.json names no op_layouts.json")
+    doc = json.load(open(os.path.join(d, "op_layouts.json")))
+    _require([i for i, _ in doc["layouts"]] == paired_ids, "op_layouts.json pairs other ops than op_faults.json")
+    by_id = {n["id"]: n for n in et["nodes"]}
+
+    def et_shapes(shapes, types):
+        out = []
+        for s, t in zip(shapes, types):
+            if t.startswith("Tensor"):
+                out.append(s)
+            elif t.startswith("GenericList[") and "Tensor" in t:
+                out.extend(x for x in s if isinstance(x, list))
+        return out
+
+    matched = 0
+    for node_id, layouts in doc["layouts"]:
+        n = by_id[node_id]
+        recorded = [l[0] for l in layouts if l is not None]
+        _require(all(len(l[0]) == len(l[1]) and l[2] >= 0 for l in layouts if l is not None),
+                 f"op_layouts.json: node {node_id} has a layout with as many strides as sizes")
+        matched += recorded == et_shapes(n.get("input_shapes", []), n.get("input_types", []))
+    _require(matched >= 0.9 * len(doc["layouts"]),
+             f"only {matched} of {len(doc['layouts'])} ops' recorded layouts have the ET's tensor sizes")
 
 
 def check_one(d, workload, rank, world_size, expect_op_faults=False):

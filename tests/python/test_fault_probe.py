@@ -7,7 +7,7 @@ import unittest
 import sys
 
 from mimic_record import fault_probe
-from mimic_record.fault_probe import et_top_level_ops, pair_with_et, read_probe_tsv
+from mimic_record.fault_probe import et_top_level_ops, pair_layouts_with_et, pair_with_et, parse_layouts, read_probe_tsv
 
 
 def node(id, name, parent, schema=True, rf=None, tid=1):
@@ -37,7 +37,8 @@ class FaultProbePairing(unittest.TestCase):
         self.assertEqual([n["id"] for n in et_top_level_ops(ET)], [3, 7, 8, 9])
 
     def test_pairs_by_name_in_order_on_the_main_thread(self):
-        probe = [(77, 5, "aten::linear"), (77, 130, "aten::mm"), (77, 0, "aten::sum"), (88, 9, "aten::add_")]
+        probe = [(77, 5, "aten::linear", ""), (77, 130, "aten::mm", ""), (77, 0, "aten::sum", ""),
+                 (88, 9, "aten::add_", "")]
         doc = pair_with_et(ET, probe)
         self.assertEqual(doc["faults"], [[3, 5], [7, 130], [8, 0]])
         self.assertEqual((doc["et_top_level_ops"], doc["probe_ops"], doc["paired_ops"]), (3, 3, 3))
@@ -45,9 +46,16 @@ class FaultProbePairing(unittest.TestCase):
         self.assertEqual(doc["paired_faults_total"], 135)
 
     def test_an_extra_probe_op_is_stepped_over_never_mispaired(self):
-        probe = [(77, 1, "aten::empty"), (77, 5, "aten::linear"), (77, 130, "aten::mm"), (77, 2, "aten::sum")]
+        probe = [(77, 1, "aten::empty", ""), (77, 5, "aten::linear", ""), (77, 130, "aten::mm", "2,3|1,2|0;3|1|4"),
+                 (77, 2, "aten::sum", "-")]
         doc = pair_with_et(ET, probe)
         self.assertEqual(doc["faults"], [[3, 5], [7, 130], [8, 2]])
+        layouts = pair_layouts_with_et(ET, probe)
+        self.assertEqual(layouts["layouts"], [[3, []], [7, [[[2, 3], [1, 2], 0], [[3], [1], 4]]], [8, [None]]])
+
+    def test_layouts_of_every_rank_and_undefined_tensors(self):
+        self.assertEqual(parse_layouts(""), [])
+        self.assertEqual(parse_layouts("||0;-;4,1,2|2,8,1|12"), [[[], [], 0], None, [[4, 1, 2], [2, 8, 1], 12]])
 
     def test_a_parent_cycle_does_not_hang(self):
         et = {"nodes": [node(1, "aten::a", 2, schema=False), node(2, "aten::b", 1)]}
@@ -57,8 +65,9 @@ class FaultProbePairing(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "p.tsv")
             with open(path, "w") as f:
-                f.write("12\t3\taten::mm\n12\t0\taten::name\twith tab\n")
-            self.assertEqual(read_probe_tsv(path), [(12, 3, "aten::mm"), (12, 0, "aten::name\twith tab")])
+                f.write("12\t3\t2,3|3,1|0\taten::mm\n12\t0\t\taten::name\twith tab\n")
+            self.assertEqual(read_probe_tsv(path),
+                             [(12, 3, "aten::mm", "2,3|3,1|0"), (12, 0, "aten::name\twith tab", "")])
 
 
 class ProbeLoading(unittest.TestCase):
