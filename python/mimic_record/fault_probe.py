@@ -20,11 +20,17 @@ The probe also notes the layout of every tensor a top-level operator takes (a to
 strides; a replay that builds such tensors contiguous runs BLAS on other layouts than the
 original's), written as op_layouts.json: {"layouts": [[et_node_id, [[sizes, strides, offset] or
 null (undefined tensor), ...]], ...]}, the tensors in argument order, lists flattened.
+
+In its timing mode the probe takes each top-level operator's start and end time in untraced
+calls of the step (no profiler, no observer): the host time between operators as the original
+pays it, written as op_gaps.json: {"gaps": [[et_node_id, gap_before_us, duration_us], ...],
+"tail_us": ..., ...}, medians over the calls.
 """
 
 import contextlib
 import ctypes
 import os
+import statistics
 
 from .align import align_sequences
 
@@ -34,12 +40,14 @@ PROBE_ENV = "MIMIC_FAULT_PROBE"
 PROBE_TORCH_ENV = "MIMIC_FAULT_PROBE_TORCH"
 OP_FAULTS_FILE = "op_faults.json"
 OP_LAYOUTS_FILE = "op_layouts.json"
+OP_GAPS_FILE = "op_gaps.json"
 
 
 class FaultProbe:
     def __init__(self, path):
         lib = ctypes.CDLL(path)
         lib.mimic_fault_probe_start.restype = ctypes.c_int
+        lib.mimic_fault_probe_start_timing.restype = ctypes.c_int
         lib.mimic_fault_probe_stop.argtypes = [ctypes.c_char_p]
         lib.mimic_fault_probe_stop.restype = ctypes.c_int64
         self._lib = lib
@@ -65,8 +73,12 @@ class FaultProbe:
         if self._lib.mimic_fault_probe_start() != 0:
             raise RuntimeError("fault probe already running")
 
+    def start_timing(self):
+        if self._lib.mimic_fault_probe_start_timing() != 0:
+            raise RuntimeError("fault probe already running")
+
     def stop(self, tsv_path):
-        """Stops counting; returns [(thread, faults, name, layouts)] in call order."""
+        """Stops counting; returns [(thread, faults, name, layouts, start_ns, end_ns)] in call order."""
         if self._lib.mimic_fault_probe_stop(tsv_path.encode()) < 0:
             raise OSError(f"fault probe could not write {tsv_path}")
         try:
@@ -90,6 +102,17 @@ def probing(probe, tsv_path):
         records.extend(probe.stop(tsv_path))
 
 
+@contextlib.contextmanager
+def timing(probe, tsv_path):
+    """Times the top-level operators run inside the block into the yielded list."""
+    records = []
+    probe.start_timing()
+    try:
+        yield records
+    finally:
+        records.extend(probe.stop(tsv_path))
+
+
 def _library_loaded(path):
     """True when the file at `path` (symlinks resolved) is mapped into this process."""
     real = os.path.realpath(path)
@@ -104,8 +127,8 @@ def read_probe_tsv(path):
     records = []
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
-            thread, faults, layouts, name = line.rstrip("\n").split("\t", 3)
-            records.append((int(thread), int(faults), name, layouts))
+            thread, faults, start_ns, end_ns, layouts, name = line.rstrip("\n").split("\t", 5)
+            records.append((int(thread), int(faults), name, layouts, int(start_ns), int(end_ns)))
     return records
 
 
@@ -168,6 +191,34 @@ def pair_layouts_with_et(et_doc, records):
                   "each top-level operator, in the profiled call (profile.json)",
         "paired_ops": len(pairs),
         "layouts": [[et_ops[i]["id"], parse_layouts(probe[j][3])] for i, j in pairs],
+    }
+
+
+def pair_gaps_with_et(et_doc, calls):
+    """op_gaps.json from timed calls [(call_start_ns, call_end_ns, records)]: per paired ET op, the
+    host time before it (from the previous top-level op's end, or the call's start) and its
+    duration, medians over the calls; and the tail after the last op."""
+    per_node = {}
+    tails, call_ms = [], []
+    for t0, t1, records in calls:
+        et_ops, probe, pairs = _paired(et_doc, records)
+        call_ms.append((t1 - t0) / 1e6)
+        if probe:
+            tails.append(max(0, t1 - probe[-1][5]) / 1e3)
+        for i, j in pairs:
+            prev_end = probe[j - 1][5] if j > 0 else t0
+            gap = max(0, probe[j][4] - prev_end) / 1e3
+            per_node.setdefault(et_ops[i]["id"], []).append((gap, (probe[j][5] - probe[j][4]) / 1e3))
+    order = [n["id"] for n in _main_sequence(et_top_level_ops(et_doc), key=lambda n: n.get("tid"))]
+    gaps = [[i, round(statistics.median(g for g, _ in per_node[i]), 3),
+             round(statistics.median(d for _, d in per_node[i]), 3)] for i in order if i in per_node]
+    return {
+        "source": "libmimic_fault_probe timing mode: start and end of each top-level operator in untraced calls",
+        "calls": len(calls),
+        "call_ms": [round(x, 3) for x in call_ms],
+        "paired_ops": len(gaps),
+        "tail_us": round(statistics.median(tails), 3) if tails else 0.0,
+        "gaps": gaps,
     }
 
 

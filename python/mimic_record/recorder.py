@@ -36,6 +36,7 @@ META_SCHEMA_VERSION = 1
 ET_FILE = "et.json.gz"
 PROFILE_FILE = "profile.json"
 META_FILE = "meta.json"
+GAP_CALLS = 3  # untraced calls timed per top-level op for op_gaps.json
 _SETTLE_S = 0.2  # lets Gloo worker threads finish their record functions before the ET stops (0.05 s was short on a loaded CI machine)
 
 
@@ -107,10 +108,24 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
     label = label or f"ProfilerStep#{warmup + iters}"
     settle = dist.is_available() and dist.is_initialized()
 
+    # 2b. The host time between operators, as the untraced calls pay it: the probe's timing mode
+    # takes each top-level op's start and end (~0.1 us per event, inside the ops), in a few more
+    # calls (op_gaps.json; replay --host-gaps measured).
+    probe = fault_probe.FaultProbe.from_env(log)
+    gap_calls = []
+    if probe:
+        for k in range(GAP_CALLS):
+            with fault_probe.timing(probe, os.path.join(out_dir, f".op_gaps.{k}.tsv.partial")) as records:
+                _sync()
+                t0 = time.perf_counter_ns()
+                step_fn()
+                _sync()
+                t1 = time.perf_counter_ns()
+            gap_calls.append((t0, t1, records))
+
     # 3. The profiled call: timing only, no ET observer. The page-fault probe counts each
     # operator's faults in this same call, so that the faults a replay reproduces are the ones
     # inside the durations it is compared with (fault_probe.py; ~1 us per top-level op).
-    probe = fault_probe.FaultProbe.from_env(log)
     gc.collect()
     _barrier()
     with profile(activities=[ProfilerActivity.CPU], record_shapes=True, profile_memory=True) as prof:
@@ -167,6 +182,7 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
         _write_json(os.path.join(out_dir, fault_probe.OP_FAULTS_FILE), op_faults)
         _write_json(os.path.join(out_dir, fault_probe.OP_LAYOUTS_FILE),
                     fault_probe.pair_layouts_with_et(et_doc, probe_records))
+        _write_json(os.path.join(out_dir, fault_probe.OP_GAPS_FILE), fault_probe.pair_gaps_with_et(et_doc, gap_calls))
 
     overhead_ms = traced_ms - median_ms
     et_op_count = _count_ops(et_doc)
@@ -204,6 +220,8 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
         "op_faults_file": fault_probe.OP_FAULTS_FILE if op_faults else None,
         # Sizes, strides and storage offset of each top-level op's tensors (op_layouts.json).
         "op_layouts_file": fault_probe.OP_LAYOUTS_FILE if op_faults else None,
+        # Host time before each top-level op in untraced calls (op_gaps.json).
+        "op_gaps_file": fault_probe.OP_GAPS_FILE if op_faults else None,
         "op_faults_paired": f"{op_faults['paired_ops']}/{op_faults['et_top_level_ops']}" if op_faults else None,
         "probe_page_faults": op_faults["probe_faults_total"] if op_faults else None,
         # What the probe adds inside each top-level op's profiled duration; replay subtracts it.

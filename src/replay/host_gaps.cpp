@@ -55,6 +55,23 @@ double corrected_duration_us(const Trace& trace, NodeIndex op, const std::vector
     return std::max(0.0, trace.timing[op.value].duration_us - per_event_us * double(sizes[op.value] - 1) - probe_us);
 }
 
+HostGapModel measured_host_gaps(const Trace& trace, const std::vector<NodeIndex>& steps, const std::vector<bool>& ran,
+                                const OpGaps& gaps) {
+    HostGapModel m;
+    m.measured = true;
+    double pending = gaps.tail_us;
+    for (size_t k = 0; k < steps.size(); ++k) {
+        auto it = gaps.by_node.find(trace.nodes[steps[k].value].id.value);
+        if (it != gaps.by_node.end()) pending += it->second.gap_before_us + (ran[k] ? 0.0 : it->second.duration_us);
+        if (!ran[k]) continue;
+        m.gap_us.push_back(pending);
+        m.recorded_total_us += pending;
+        pending = 0;
+    }
+    m.corrected_total_us = m.recorded_total_us;
+    return m;
+}
+
 std::string calibrate_to_untraced(HostGapModel& m, const Trace& trace, const std::vector<NodeIndex>& ops,
                                   double untraced_us) {
     m.from_untraced = true;

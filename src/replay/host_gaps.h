@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "io/op_gaps.h"
 #include "trace/trace.h"
 
 namespace mimic::replay {
@@ -50,6 +51,8 @@ struct HostGapModel {
     // spinning until its thread has run gap x share on a CPU. On a core of
     // its own the share is ~1 and that is the wall time.
     double cpu_share = 0;
+    // Set by measured_host_gaps: the gaps are the untraced calls' (op_gaps.json).
+    bool measured = false;
 };
 
 // Nodes of the subtree rooted at each node (the node included), by position.
@@ -65,6 +68,15 @@ HostGapModel host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, do
 // nested in it and, once, `probe_us` (HostGapModel::probe_cost_us). `sizes` from subtree_sizes.
 double corrected_duration_us(const Trace& trace, NodeIndex op, const std::vector<uint32_t>& sizes, double per_event_us,
                              double probe_us = 0);
+
+// --host-gaps measured: the host time the original spent before each op in
+// untraced calls (op_gaps.json), one gap per op of `ran`. `steps` are all
+// the selected top-level ops in order, `ran[k]` whether steps[k] is replayed:
+// an op that is not replayed gives its gap and its duration to the next one
+// that is, and the tail after the last op goes before the first (the
+// iteration repeats). Ops the file does not name give nothing.
+HostGapModel measured_host_gaps(const Trace& trace, const std::vector<NodeIndex>& steps, const std::vector<bool>& ran,
+                                const OpGaps& gaps);
 
 // Rescales m's gaps so that they add up to untraced_us less the corrected
 // durations of `ops` (none below zero). Returns a warning when that leaves

@@ -56,6 +56,7 @@ std::string report_json(const ReplayReport& r) {
     w.field("probe_cost_per_op_us", r.gaps.probe_cost_us);
     w.field("recorded_gaps_ms", r.gaps.recorded_total_us / 1000.0).field("corrected_gaps_ms", r.gaps.corrected_total_us / 1000.0);
     w.field("from_untraced", r.gaps.from_untraced);
+    w.field("measured", r.gaps.measured);
     if (r.gaps.cpu_share > 0) w.field("cpu_share", r.gaps.cpu_share);
     if (r.gaps.from_untraced)
         w.field("untraced_ms", r.gaps.untraced_us / 1000.0)

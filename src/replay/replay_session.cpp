@@ -11,6 +11,7 @@
 
 #include "io/kineto_reader.h"
 #include "io/op_faults.h"
+#include "io/op_gaps.h"
 #include "io/op_layouts.h"
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
@@ -130,14 +131,29 @@ SessionResult run_replay_session(const SessionOptions& o) {
         fail({input.meta_path.empty() ? input.trace_path : input.meta_path, -1, -1, "untraced_median_ms"},
              "--host-gaps untraced needs the untraced iteration time a recording's meta.json gives "
              "(use --host-gaps recorded or none)");
-    if (o.host_gaps == "recorded" || o.host_gaps == "untraced") {
-        if (trace.timing.size() != trace.nodes.size())
+    std::optional<OpGaps> measured;
+    if (o.host_gaps == "measured" && !(measured = read_op_gaps_beside(input.meta_path)))
+        fail({input.meta_path.empty() ? input.trace_path : input.meta_path, -1, -1, "op_gaps.json"},
+             "--host-gaps measured needs the op_gaps.json that mimic record writes beside meta.json "
+             "(use --host-gaps recorded or none)");
+    if (o.host_gaps == "recorded" || o.host_gaps == "untraced" || o.host_gaps == "measured") {
+        if (!measured && trace.timing.size() != trace.nodes.size())
             std::fprintf(stderr, "mimic: warning: --host-gaps %s needs a profile; replaying without gaps\n",
                          o.host_gaps.c_str());
-        std::vector<NodeIndex> ran;
-        for (const Step& s : replayer.steps())
+        std::vector<NodeIndex> ran, all;
+        std::vector<bool> runs;
+        for (const Step& s : replayer.steps()) {
             if (!s.skipped) ran.push_back(s.node);
-        gaps = host_gaps(trace, ran, per_event);
+            all.push_back(s.node);
+            runs.push_back(!s.skipped);
+        }
+        if (measured) {
+            gaps = measured_host_gaps(trace, all, runs, *measured);
+            gaps.per_event_us = per_event;  // still corrects the profile's per-op durations
+            gaps.calibrated = per_event > 0;
+        } else {
+            gaps = host_gaps(trace, ran, per_event);
+        }
         gaps.probe_cost_us = probe_cost;
         if (o.host_gaps == "untraced") {
             const std::string warning = calibrate_to_untraced(gaps, trace, ran, *meta->untraced_median_ms * 1000.0);

@@ -64,6 +64,11 @@ if "$MIMIC" record --workload mlp --out "$TMP/mlp" --warmup 1 --iters 3 > "$TMP/
     [ -f "$TMP/mlp/op_layouts.json" ] || fail "mlp: the recording has no op_layouts.json"
     [ "$(json_get "$TMP/mlp.json" "d['recorded_layout_ops'] >= 0.9 * d['ops_total'] and d['recorded_layout_tensors'] > 0 and d['recorded_layout_mismatched_ops'] == 0")" = True ] \
         || fail "mlp: recorded layouts not applied to every op: $(cat "$TMP/mlp.txt")"
+    # The untraced calls' host time, as the recorder timed it.
+    "$MIMIC" replay "$TMP/mlp" --host-gaps measured --iters 1 --json "$TMP/mlp_measured.json" > "$TMP/measured.txt" 2>&1 \
+        || fail "--host-gaps measured failed: $(cat "$TMP/measured.txt")"
+    [ "$(json_get "$TMP/mlp_measured.json" "d['host_gap_model']['measured'] and d['host_gap_model']['corrected_gaps_ms'] > 0")" = True ] \
+        || fail "mlp: --host-gaps measured gave no measured gaps"
     "$MIMIC" replay "$TMP/mlp" --page-faults none --iters 1 --json "$TMP/mlp_nopf.json" > /dev/null 2>&1 || fail "--page-faults none failed"
     [ "$(json_get "$TMP/mlp_nopf.json" "d['page_faults_mode'] == 'none' and 'fresh_pages_per_iter' not in d")" = True ] \
         || fail "mlp: --page-faults none still gave fresh pages"
@@ -71,6 +76,10 @@ if "$MIMIC" record --workload mlp --out "$TMP/mlp" --warmup 1 --iters 3 > "$TMP/
     if "$MIMIC" replay "$TMP/mlp" --iters 1 > "$TMP/badfaults.out" 2>&1; then fail "a bad op_faults.json was accepted"; fi
     grep -q "op_faults.json.*faults\[0\]" "$TMP/badfaults.out" || fail "bad op_faults.json: $(cat "$TMP/badfaults.out")"
     rm "$TMP/mlp/op_faults.json"
+    mv "$TMP/mlp/op_gaps.json" "$TMP/op_gaps.json"
+    if "$MIMIC" replay "$TMP/mlp" --host-gaps measured --iters 1 > "$TMP/nogaps.out" 2>&1; then fail "--host-gaps measured without op_gaps.json succeeded"; fi
+    grep -q "field 'op_gaps.json'" "$TMP/nogaps.out" || fail "--host-gaps measured without op_gaps.json: $(cat "$TMP/nogaps.out")"
+    mv "$TMP/op_gaps.json" "$TMP/mlp/op_gaps.json"
     "$MIMIC" replay "$TMP/mlp" --host-gaps untraced --iters 2 --json "$TMP/mlp_untraced.json" > "$TMP/mlp_untraced.txt" 2>&1 \
         || fail "replay with --host-gaps untraced failed: $(cat "$TMP/mlp_untraced.txt")"
     [ "$(json_get "$TMP/mlp_untraced.json" "d['host_gap_model']['from_untraced'] and d['host_gap_model']['untraced_ms'] > 0")" = True ] \

@@ -49,7 +49,22 @@ def check_op_faults(d, meta, et):
     _require(sum(f for _, f in pairs) == doc["paired_faults_total"] <= doc["probe_faults_total"],
              "op_faults.json totals do not add up")
     check_op_layouts(d, meta, et, [i for i, _ in pairs])
+    check_op_gaps(d, meta, et)
     return doc
+
+
+def check_op_gaps(d, meta, et):
+    """op_gaps.json: untraced host time before nearly every top-level op, from timed calls."""
+    _require(meta.get("op_gaps_file") == "op_gaps.json", "meta.json names no op_gaps.json")
+    doc = json.load(open(os.path.join(d, "op_gaps.json")))
+    schema_ids = {n["id"] for n in et["nodes"] if n.get("op_schema")}
+    _require(doc["calls"] >= 1 and len(doc["call_ms"]) == doc["calls"], "op_gaps.json calls disagree")
+    _require(doc["paired_ops"] == len(doc["gaps"]) > 0, "op_gaps.json counts disagree")
+    _require(all(i in schema_ids and g >= 0 and t >= 0 for i, g, t in doc["gaps"]) and doc["tail_us"] >= 0,
+             "op_gaps.json names a non-operator node or a negative time")
+    host_ms = (sum(g for _, g, _ in doc["gaps"]) + doc["tail_us"]) / 1000
+    ops_ms = sum(t for _, _, t in doc["gaps"]) / 1000
+    _require(host_ms + ops_ms <= 1.5 * max(doc["call_ms"]), "op_gaps.json times exceed the calls they were taken in")
 
 
 def check_op_layouts(d, meta, et, paired_ids):

@@ -7,7 +7,8 @@ import unittest
 import sys
 
 from mimic_record import fault_probe
-from mimic_record.fault_probe import et_top_level_ops, pair_layouts_with_et, pair_with_et, parse_layouts, read_probe_tsv
+from mimic_record.fault_probe import (et_top_level_ops, pair_gaps_with_et, pair_layouts_with_et, pair_with_et,
+                                     parse_layouts, read_probe_tsv)
 
 
 def node(id, name, parent, schema=True, rf=None, tid=1):
@@ -57,6 +58,19 @@ class FaultProbePairing(unittest.TestCase):
         self.assertEqual(parse_layouts(""), [])
         self.assertEqual(parse_layouts("||0;-;4,1,2|2,8,1|12"), [[[], [], 0], None, [[4, 1, 2], [2, 8, 1], 12]])
 
+    def test_gaps_are_medians_over_the_calls_from_the_previous_ops_end(self):
+        def call(t0, shift):
+            # linear [10, 40), mm [50 + shift, 60 + shift), sum [61 + shift, 70 + shift) us; the call ends at 100.
+            recs = [(77, 0, "aten::linear", "", 10_000, 40_000),
+                    (77, 0, "aten::mm", "", (50 + shift) * 1000, (60 + shift) * 1000),
+                    (77, 0, "aten::sum", "", (61 + shift) * 1000, (70 + shift) * 1000),
+                    (88, 0, "aten::add_", "", 0, 5_000)]
+            return (t0, 100_000, recs)
+        doc = pair_gaps_with_et(ET, [call(0, 0), call(0, 10), call(0, 2)])
+        self.assertEqual(doc["calls"], 3)
+        self.assertEqual(doc["gaps"], [[3, 10.0, 30.0], [7, 12.0, 10.0], [8, 1.0, 9.0]])
+        self.assertEqual(doc["tail_us"], 28.0)
+
     def test_a_parent_cycle_does_not_hang(self):
         et = {"nodes": [node(1, "aten::a", 2, schema=False), node(2, "aten::b", 1)]}
         self.assertEqual([n["id"] for n in et_top_level_ops(et)], [])  # b is its own ancestor
@@ -65,9 +79,9 @@ class FaultProbePairing(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "p.tsv")
             with open(path, "w") as f:
-                f.write("12\t3\t2,3|3,1|0\taten::mm\n12\t0\t\taten::name\twith tab\n")
+                f.write("12\t3\t0\t0\t2,3|3,1|0\taten::mm\n12\t0\t500\t900\t\taten::name\twith tab\n")
             self.assertEqual(read_probe_tsv(path),
-                             [(12, 3, "aten::mm", "2,3|3,1|0"), (12, 0, "aten::name\twith tab", "")])
+                             [(12, 3, "aten::mm", "2,3|3,1|0", 0, 0), (12, 0, "aten::name\twith tab", "", 500, 900)])
 
 
 class ProbeLoading(unittest.TestCase):

@@ -52,6 +52,28 @@ TEST(HostGaps, FromTheUntracedRunTheGapsAddUpToItsTimeLessTheOps) {
     EXPECT_DOUBLE_EQ(m.corrected_total_us, 90.0);
 }
 
+TEST(HostGaps, MeasuredGapsAreTheUntracedCallsWithSkippedOpsFoldedIntoTheNext) {
+    ThreeOps t;
+    OpGaps g;
+    g.tail_us = 7;
+    const auto id = [&](int k) { return t.trace.nodes[t.ops[size_t(k)].value].id.value; };
+    g.by_node[id(0)] = {11, 100};
+    g.by_node[id(1)] = {20, 30};
+    g.by_node[id(2)] = {5, 100};
+    // All three run: each op gets its own gap, the first the tail too (the iteration repeats).
+    HostGapModel m = measured_host_gaps(t.trace, t.ops, {true, true, true}, g);
+    EXPECT_TRUE(m.measured);
+    EXPECT_EQ(m.gap_us, (std::vector<double>{18, 20, 5}));
+    EXPECT_DOUBLE_EQ(m.corrected_total_us, 43);
+    // The second is skipped: its gap and its 30 us go before the third.
+    m = measured_host_gaps(t.trace, t.ops, {true, false, true}, g);
+    EXPECT_EQ(m.gap_us, (std::vector<double>{18, 55}));
+    // An op the file does not name adds nothing.
+    g.by_node.erase(id(2));
+    m = measured_host_gaps(t.trace, t.ops, {true, true, true}, g);
+    EXPECT_EQ(m.gap_us, (std::vector<double>{18, 20, 0}));
+}
+
 TEST(HostGaps, TheFaultProbesCostComesOffEveryTopLevelOpOnce) {
     ThreeOps t;
     const std::vector<uint32_t> sizes = subtree_sizes(t.trace);

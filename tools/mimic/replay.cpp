@@ -180,8 +180,9 @@ const Registrar registrar{{
         app.add_option("--host-gaps", a->host_gaps,
                        "host time between ops: recorded (the traced iteration's gaps, less the instrumentation), "
                        "untraced (the recorded gaps scaled so ops + gaps = meta.json's untraced time), "
+                       "measured (the gaps of untraced calls the recorder timed, op_gaps.json), "
                        "none (op time only; the default)")
-            ->check(CLI::IsMember({"recorded", "untraced", "none"}));
+            ->check(CLI::IsMember({"recorded", "untraced", "measured", "none"}));
         app.add_option("--page-faults", a->page_faults,
                        "recorded (the default): each op allocates on as many fresh pages as it page-faulted on in "
                        "the original (the recording's op_faults.json), as allocator state shapes CPU op time; "

@@ -1,0 +1,64 @@
+#include "io/op_gaps.h"
+
+#include <simdjson.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "support/byte_source.h"
+#include "support/error.h"
+
+namespace mimic {
+
+namespace {
+
+// A time in microseconds: a number, not negative, below an hour.
+bool read_us(simdjson::dom::element e, double& out) {
+    if (e.get_double().get(out) != simdjson::SUCCESS) {
+        int64_t i = 0;
+        if (e.get_int64().get(i) != simdjson::SUCCESS) return false;
+        out = double(i);
+    }
+    return std::isfinite(out) && out >= 0 && out < 3.6e9;
+}
+
+}  // namespace
+
+OpGaps read_op_gaps(const std::string& path) {
+    OpGaps out;
+    simdjson::dom::parser parser;
+    const simdjson::padded_string text(read_whole_file(path));
+    simdjson::dom::object doc;
+    if (parser.parse(text).get_object().get(doc) != simdjson::SUCCESS) fail({path, -1, -1, ""}, "not a JSON object");
+    simdjson::dom::array gaps;
+    if (doc["gaps"].get_array().get(gaps) != simdjson::SUCCESS)
+        fail({path, -1, -1, "gaps"}, "expected a list of [node id, gap before us, duration us]");
+    simdjson::dom::element tail;
+    if (doc["tail_us"].get(tail) == simdjson::SUCCESS && !read_us(tail, out.tail_us))
+        fail({path, -1, -1, "tail_us"}, "expected microseconds, 0 to an hour");
+    size_t i = 0;
+    for (simdjson::dom::element e : gaps) {
+        const std::string field = "gaps[" + std::to_string(i++) + "]";
+        simdjson::dom::array row;
+        uint64_t node = 0;
+        OpGap g;
+        simdjson::dom::element gap, duration;
+        if (e.get_array().get(row) != simdjson::SUCCESS || row.size() != 3 ||
+            row.at(0).get_uint64().get(node) != simdjson::SUCCESS || row.at(1).get(gap) != simdjson::SUCCESS ||
+            row.at(2).get(duration) != simdjson::SUCCESS || !read_us(gap, g.gap_before_us) ||
+            !read_us(duration, g.duration_us))
+            fail({path, -1, -1, field}, "expected [node id, gap before us, duration us], times 0 to an hour");
+        out.by_node[node] = g;
+    }
+    return out;
+}
+
+std::optional<OpGaps> read_op_gaps_beside(const std::string& meta_path) {
+    if (meta_path.empty()) return std::nullopt;
+    const std::filesystem::path p = std::filesystem::path(meta_path).parent_path() / "op_gaps.json";
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(p, ec)) return std::nullopt;
+    return read_op_gaps(p.string());
+}
+
+}  // namespace mimic

@@ -1,0 +1,62 @@
+#include "io/op_gaps.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "support/error.h"
+#include "test_support.h"
+
+namespace mimic {
+namespace {
+
+TEST(OpGaps, ReadsEachOpsGapAndDurationAndTheTail) {
+    const std::string path = testing::scratch_file(
+        "op_gaps", "op_gaps.json", R"({"calls": 3, "tail_us": 12.5, "gaps": [[4, 30.25, 100], [9, 0, 2.5]]})");
+    const OpGaps g = read_op_gaps(path);
+    ASSERT_EQ(g.by_node.size(), 2u);
+    EXPECT_DOUBLE_EQ(g.by_node.at(4).gap_before_us, 30.25);
+    EXPECT_DOUBLE_EQ(g.by_node.at(4).duration_us, 100);
+    EXPECT_DOUBLE_EQ(g.by_node.at(9).duration_us, 2.5);
+    EXPECT_DOUBLE_EQ(g.tail_us, 12.5);
+}
+
+TEST(OpGaps, FoundBesideMetaJsonOrNotAtAll) {
+    const std::string meta = testing::scratch_file("op_gaps_beside", "meta.json", "{}");
+    std::filesystem::remove(std::filesystem::path(meta).parent_path() / "op_gaps.json");
+    EXPECT_FALSE(read_op_gaps_beside(meta).has_value());
+    testing::scratch_file("op_gaps_beside", "op_gaps.json", R"({"gaps": [[1, 2, 3]]})");
+    ASSERT_TRUE(read_op_gaps_beside(meta).has_value());
+    EXPECT_FALSE(read_op_gaps_beside("").has_value());
+}
+
+TEST(OpGaps, BadFilesNameTheFieldThatIsWrong) {
+    struct Case {
+        const char* text;
+        const char* says;
+    } cases[] = {
+        {"[]", "not a JSON object"},
+        {R"({"gaps": {}})", "gaps"},
+        {R"({"gaps": [[1, 2]]})", "gaps[0]"},
+        {R"({"gaps": [[1, 2, 3], [1, -2, 3]]})", "gaps[1]"},
+        {R"({"gaps": [[1, 2, 1e12]]})", "gaps[0]"},
+        {R"({"gaps": [["a", 2, 3]]})", "gaps[0]"},
+        {R"({"gaps": [], "tail_us": -1})", "tail_us"},
+    };
+    int i = 0;
+    for (const Case& c : cases) {
+        const std::string path = testing::scratch_file("op_gaps_bad", "case" + std::to_string(i++) + ".json", c.text);
+        std::string error;
+        try {
+            read_op_gaps(path);
+        } catch (const Error& e) {
+            error = e.what();
+        }
+        EXPECT_NE(error.find(c.says), std::string::npos) << c.text << ": " << error;
+        EXPECT_NE(error.find(path), std::string::npos) << error;
+    }
+}
+
+}  // namespace
+}  // namespace mimic
