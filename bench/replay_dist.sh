@@ -4,7 +4,7 @@
 # prints per rank the replay's median iteration against the original's
 # untraced median, plus collective coverage and bus bandwidth per collective.
 # Usage: bench/replay_dist.sh [MIMIC] [OUT_DIR]   (run on a quiet machine)
-#   HOST_GAPS=none|recorded|untraced (default none) is passed to --host-gaps,
+#   HOST_GAPS=none|recorded|untraced|measured (default none) is passed to --host-gaps,
 #   PAGE_FAULTS=recorded|none (default recorded) to --page-faults;
 #   KEEP=1 replays the recordings already in OUT_DIR instead of recording anew.
 # This machine's speed drifts by tens of percent over minutes, so the
@@ -22,8 +22,9 @@ for nproc in 2 4; do
         dir="$out/$workload$nproc"
         if [ "${KEEP:-0}" != 1 ] || [ ! -d "$dir" ]; then
             rm -rf "$dir"
-            PYTHONPATH="$here/../python" "$python" -m mimic_record --workload "$workload" --nproc "$nproc" --out "$dir" \
-                --warmup 3 --iters 10 > "$dir.record.log" 2>&1
+            # Through `mimic record`, which loads the probe (op_faults, op_layouts, op_gaps).
+            "$mimic" record --workload "$workload" --nproc "$nproc" --out "$dir" --warmup 3 --iters 10 \
+                > "$dir.record.log" 2>&1
         fi
         "$mimic" replay "$dir" --warmup 3 --iters 10 --host-gaps "${HOST_GAPS:-none}" --page-faults "${PAGE_FAULTS:-recorded}" --json "$dir.json" > "$dir.txt"
         rm -rf "$dir.after"

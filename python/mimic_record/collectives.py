@@ -12,6 +12,7 @@ are not in this log; they are in the ET as `c10d::allreduce_` with their sizes.
 
 import functools
 import inspect
+import time
 
 import torch
 import torch.distributed as dist
@@ -133,3 +134,61 @@ def _reduce_op_name(op):
         except TypeError:
             continue
     return str(op)
+
+
+class _TimedWork:
+    """A Work whose wait() notes the interval it blocked; everything else is the Work's."""
+
+    def __init__(self, work, waits):
+        self._work = work
+        self._waits = waits
+
+    def wait(self, *args, **kwargs):
+        start = time.perf_counter_ns()
+        try:
+            return self._work.wait(*args, **kwargs)
+        finally:
+            self._waits.append((start, time.perf_counter_ns()))
+
+    def __getattr__(self, name):
+        return getattr(self._work, name)
+
+
+class WaitTimer:
+    """Context manager: while active, notes when Python blocked on a collective outside any operator:
+    an async collective's wait() and, whole, a blocking collective call (Gloo's work runs on its own
+    threads; torch 1.13 records no operator for the wait). `waits`: (start_ns, end_ns) pairs on
+    time.perf_counter_ns's clock. The host gaps measured around operators (op_gaps.json) lose these
+    intervals: a multi-rank replay waits for its own collectives."""
+
+    def __init__(self):
+        self.waits = []
+        self._saved = {}
+
+    def __enter__(self):
+        if not (dist.is_available() and dist.is_initialized()):
+            return self
+        for name in _ROLES:
+            original = getattr(dist, name, None)
+            if original is not None:
+                self._saved[name] = original
+                setattr(dist, name, self._wrap(original))
+        return self
+
+    def __exit__(self, *exc):
+        for name, original in self._saved.items():
+            setattr(dist, name, original)
+        self._saved.clear()
+        return False
+
+    def _wrap(self, original):
+        @functools.wraps(original)
+        def timed(*args, **kwargs):
+            start = time.perf_counter_ns()
+            result = original(*args, **kwargs)
+            if result is None or not hasattr(result, "wait"):
+                self.waits.append((start, time.perf_counter_ns()))  # blocked in the call itself
+                return result
+            return _TimedWork(result, self.waits)
+
+        return timed

@@ -194,20 +194,26 @@ def pair_layouts_with_et(et_doc, records):
     }
 
 
+def _overlap_ns(start, end, intervals):
+    return sum(max(0, min(end, e) - max(start, s)) for s, e in intervals)
+
+
 def pair_gaps_with_et(et_doc, calls):
-    """op_gaps.json from timed calls [(call_start_ns, call_end_ns, records)]: per paired ET op, the
-    host time before it (from the previous top-level op's end, or the call's start) and its
-    duration, medians over the calls; and the tail after the last op."""
+    """op_gaps.json from timed calls [(call_start_ns, call_end_ns, records, waits)]: per paired ET op,
+    the host time before it (from the previous top-level op's end, or the call's start, less the
+    time blocked on collectives in between: `waits`, see collectives.WaitTimer) and its duration,
+    medians over the calls; and the tail after the last op."""
     per_node = {}
-    tails, call_ms = [], []
-    for t0, t1, records in calls:
+    tails, call_ms, waited = [], [], []
+    for t0, t1, records, waits in calls:
         et_ops, probe, pairs = _paired(et_doc, records)
         call_ms.append((t1 - t0) / 1e6)
+        waited.append(_overlap_ns(t0, t1, waits) / 1e6)
         if probe:
-            tails.append(max(0, t1 - probe[-1][5]) / 1e3)
+            tails.append(max(0, t1 - probe[-1][5] - _overlap_ns(probe[-1][5], t1, waits)) / 1e3)
         for i, j in pairs:
             prev_end = probe[j - 1][5] if j > 0 else t0
-            gap = max(0, probe[j][4] - prev_end) / 1e3
+            gap = max(0, probe[j][4] - prev_end - _overlap_ns(prev_end, probe[j][4], waits)) / 1e3
             per_node.setdefault(et_ops[i]["id"], []).append((gap, (probe[j][5] - probe[j][4]) / 1e3))
     order = [n["id"] for n in _main_sequence(et_top_level_ops(et_doc), key=lambda n: n.get("tid"))]
     gaps = [[i, round(statistics.median(g for g, _ in per_node[i]), 3),
@@ -216,6 +222,7 @@ def pair_gaps_with_et(et_doc, calls):
         "source": "libmimic_fault_probe timing mode: start and end of each top-level operator in untraced calls",
         "calls": len(calls),
         "call_ms": [round(x, 3) for x in call_ms],
+        "collective_wait_ms": [round(x, 3) for x in waited],
         "paired_ops": len(gaps),
         "tail_us": round(statistics.median(tails), 3) if tails else 0.0,
         "gaps": gaps,

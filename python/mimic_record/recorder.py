@@ -28,7 +28,7 @@ import torch.distributed as dist
 from torch.profiler import ProfilerActivity, profile, record_function
 
 from . import calibrate, dist_groups, fault_probe, machine
-from .collectives import CollectiveLog
+from .collectives import CollectiveLog, WaitTimer
 from .et_observer import EtObserver
 from .profile_writer import write_profile
 
@@ -115,13 +115,14 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
     gap_calls = []
     if probe:
         for k in range(GAP_CALLS):
-            with fault_probe.timing(probe, os.path.join(out_dir, f".op_gaps.{k}.tsv.partial")) as records:
+            with fault_probe.timing(probe, os.path.join(out_dir, f".op_gaps.{k}.tsv.partial")) as records, \
+                    WaitTimer() as waits:
                 _sync()
                 t0 = time.perf_counter_ns()
                 step_fn()
                 _sync()
                 t1 = time.perf_counter_ns()
-            gap_calls.append((t0, t1, records))
+            gap_calls.append((t0, t1, records, waits.waits))
 
     # 3. The profiled call: timing only, no ET observer. The page-fault probe counts each
     # operator's faults in this same call, so that the faults a replay reproduces are the ones

@@ -65,11 +65,21 @@ class FaultProbePairing(unittest.TestCase):
                     (77, 0, "aten::mm", "", (50 + shift) * 1000, (60 + shift) * 1000),
                     (77, 0, "aten::sum", "", (61 + shift) * 1000, (70 + shift) * 1000),
                     (88, 0, "aten::add_", "", 0, 5_000)]
-            return (t0, 100_000, recs)
+            return (t0, 100_000, recs, [])
         doc = pair_gaps_with_et(ET, [call(0, 0), call(0, 10), call(0, 2)])
         self.assertEqual(doc["calls"], 3)
         self.assertEqual(doc["gaps"], [[3, 10.0, 30.0], [7, 12.0, 10.0], [8, 1.0, 9.0]])
         self.assertEqual(doc["tail_us"], 28.0)
+
+    def test_time_blocked_on_collectives_comes_off_the_gaps_it_falls_in(self):
+        recs = [(77, 0, "aten::linear", "", 10_000, 40_000), (77, 0, "aten::mm", "", 50_000, 60_000),
+                (77, 0, "aten::sum", "", 61_000, 70_000)]
+        # Waits: 6 us inside the gap before mm, one straddling sum's start (half in the gap), one after.
+        waits = [(42_000, 48_000), (60_500, 61_500), (80_000, 90_000)]
+        doc = pair_gaps_with_et(ET, [(0, 100_000, recs, waits)])
+        self.assertEqual(doc["gaps"], [[3, 10.0, 30.0], [7, 4.0, 10.0], [8, 0.5, 9.0]])
+        self.assertEqual(doc["tail_us"], 20.0)
+        self.assertEqual(doc["collective_wait_ms"], [0.017])
 
     def test_a_parent_cycle_does_not_hang(self):
         et = {"nodes": [node(1, "aten::a", 2, schema=False), node(2, "aten::b", 1)]}
