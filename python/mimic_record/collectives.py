@@ -61,11 +61,10 @@ def _pg_name(group):
     return names.get(group)
 
 
-class CollectiveLog:
-    """Context manager: while active, records every wrapped torch.distributed call."""
+class _WrappedCollectives:
+    """Context manager: while active, the torch.distributed collectives are self._wrap(name, f)."""
 
     def __init__(self):
-        self.calls = []
         self._saved = {}
 
     def __enter__(self):
@@ -83,6 +82,17 @@ class CollectiveLog:
             setattr(dist, name, original)
         self._saved.clear()
         return False
+
+    def _wrap(self, name, original):
+        raise NotImplementedError
+
+
+class CollectiveLog(_WrappedCollectives):
+    """Context manager: while active, records every wrapped torch.distributed call."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = []
 
     def _wrap(self, name, original):
         signature = inspect.signature(original)
@@ -154,7 +164,7 @@ class _TimedWork:
         return getattr(self._work, name)
 
 
-class WaitTimer:
+class WaitTimer(_WrappedCollectives):
     """Context manager: while active, notes when Python blocked on a collective outside any operator:
     an async collective's wait() and, whole, a blocking collective call (Gloo's work runs on its own
     threads; torch 1.13 records no operator for the wait). `waits`: (start_ns, end_ns) pairs on
@@ -162,26 +172,10 @@ class WaitTimer:
     intervals: a multi-rank replay waits for its own collectives."""
 
     def __init__(self):
+        super().__init__()
         self.waits = []
-        self._saved = {}
 
-    def __enter__(self):
-        if not (dist.is_available() and dist.is_initialized()):
-            return self
-        for name in _ROLES:
-            original = getattr(dist, name, None)
-            if original is not None:
-                self._saved[name] = original
-                setattr(dist, name, self._wrap(original))
-        return self
-
-    def __exit__(self, *exc):
-        for name, original in self._saved.items():
-            setattr(dist, name, original)
-        self._saved.clear()
-        return False
-
-    def _wrap(self, original):
+    def _wrap(self, name, original):
         @functools.wraps(original)
         def timed(*args, **kwargs):
             start = time.perf_counter_ns()

@@ -2,8 +2,8 @@
 
 #include <simdjson.h>
 
-#include <filesystem>
 
+#include "io/recording_dir.h"
 #include "support/byte_source.h"
 #include "support/error.h"
 
@@ -38,11 +38,9 @@ OpFaults read_op_faults(const std::string& path) {
 }
 
 std::optional<OpFaults> read_op_faults_beside(const std::string& meta_path) {
-    if (meta_path.empty()) return std::nullopt;
-    const std::filesystem::path p = std::filesystem::path(meta_path).parent_path() / "op_faults.json";
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(p, ec)) return std::nullopt;
-    return read_op_faults(p.string());
+    const std::optional<std::string> path = recording_file_beside(meta_path, "op_faults.json");
+    if (!path) return std::nullopt;
+    return read_op_faults(*path);
 }
 
 }  // namespace mimic

@@ -3,8 +3,8 @@
 #include <simdjson.h>
 
 #include <cmath>
-#include <filesystem>
 
+#include "io/recording_dir.h"
 #include "support/byte_source.h"
 #include "support/error.h"
 
@@ -54,11 +54,9 @@ OpGaps read_op_gaps(const std::string& path) {
 }
 
 std::optional<OpGaps> read_op_gaps_beside(const std::string& meta_path) {
-    if (meta_path.empty()) return std::nullopt;
-    const std::filesystem::path p = std::filesystem::path(meta_path).parent_path() / "op_gaps.json";
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(p, ec)) return std::nullopt;
-    return read_op_gaps(p.string());
+    const std::optional<std::string> path = recording_file_beside(meta_path, "op_gaps.json");
+    if (!path) return std::nullopt;
+    return read_op_gaps(*path);
 }
 
 }  // namespace mimic

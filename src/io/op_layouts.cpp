@@ -3,8 +3,8 @@
 #include <simdjson.h>
 
 #include <algorithm>
-#include <filesystem>
 
+#include "io/recording_dir.h"
 #include "support/byte_source.h"
 #include "support/error.h"
 
@@ -91,11 +91,9 @@ OpLayouts read_op_layouts(const std::string& path) {
 }
 
 std::optional<OpLayouts> read_op_layouts_beside(const std::string& meta_path) {
-    if (meta_path.empty()) return std::nullopt;
-    const std::filesystem::path p = std::filesystem::path(meta_path).parent_path() / "op_layouts.json";
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(p, ec)) return std::nullopt;
-    return read_op_layouts(p.string());
+    const std::optional<std::string> path = recording_file_beside(meta_path, "op_layouts.json");
+    if (!path) return std::nullopt;
+    return read_op_layouts(*path);
 }
 
 LayoutsApplied apply_op_layouts(Trace& trace, const OpLayouts& layouts) {

@@ -214,4 +214,12 @@ std::vector<PythonCollective> python_collectives_of(simdjson::dom::object meta, 
 
 }  // namespace
 
+std::optional<std::string> recording_file_beside(const std::string& meta_path, const char* name) {
+    if (meta_path.empty()) return std::nullopt;
+    const std::filesystem::path p = std::filesystem::path(meta_path).parent_path() / name;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(p, ec)) return std::nullopt;
+    return p.string();
+}
+
 }  // namespace mimic

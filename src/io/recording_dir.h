@@ -5,6 +5,7 @@
 // and process groups into the trace, which torch 1.13's ET does not carry.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ std::vector<TraceInput> expand_trace_inputs(const std::vector<std::string>& path
 // when the trace has none of its own, and trace.python_collectives. Throws mimic::Error naming the file and
 // field on malformed JSON or a field of the wrong type.
 void apply_recording_meta(Trace& trace, const std::string& meta_path);
+
+// The file `name` that `mimic record` writes beside meta.json (op_faults.json,
+// op_layouts.json, op_gaps.json), if the recording has it.
+std::optional<std::string> recording_file_beside(const std::string& meta_path, const char* name);
 
 // meta.json's python_collectives; empty when it has none. Throws
 // mimic::Error naming the file and field when they are malformed.
