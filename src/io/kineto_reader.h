@@ -13,7 +13,7 @@
 namespace mimic {
 
 struct KinetoReadOptions {
-    size_t batch_bytes = 8 << 20;  // JSON text handed to the parser at a time
+    size_t batch_bytes = 1 << 20;  // JSON text handed to the parser at a time (see et_reader.h)
     bool progress = true;          // progress bar on a terminal for long reads
 };
 
