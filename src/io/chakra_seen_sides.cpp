@@ -136,14 +136,16 @@ const char* ChakraSeenSides::keep(std::string_view values, std::string_view shap
     return text;
 }
 
+void ChakraSeenSides::place(std::vector<int32_t>& slots, uint64_t hash, size_t side) {
+    const size_t mask = slots.size() - 1;
+    size_t i = (hash >> 7) & mask;
+    while (slots[i] >= 0) i = (i + 1) & mask;
+    slots[i] = static_cast<int32_t>(side);
+}
+
 void ChakraSeenSides::grow_slots() {
     std::vector<int32_t> slots(std::max<size_t>(1024, slots_.size() * 2), -1);
-    const size_t mask = slots.size() - 1;
-    for (size_t k = 0; k < sides_.size(); ++k) {
-        size_t i = (sides_[k].hash >> 7) & mask;
-        while (slots[i] >= 0) i = (i + 1) & mask;
-        slots[i] = static_cast<int32_t>(k);
-    }
+    for (size_t k = 0; k < sides_.size(); ++k) place(slots, sides_[k].hash, k);
     slots_ = std::move(slots);
 }
 
@@ -161,10 +163,7 @@ void ChakraSeenSides::remember(uint64_t hash, std::string_view values, std::stri
     s.shapes_size = static_cast<uint32_t>(shapes.size());
     s.types_size = static_cast<uint32_t>(types.size());
     s.where = where;
-    const size_t mask = slots_.size() - 1;
-    size_t i = (hash >> 7) & mask;
-    while (slots_[i] >= 0) i = (i + 1) & mask;
-    slots_[i] = static_cast<int32_t>(sides_.size());
+    place(slots_, hash, sides_.size());
     sides_.push_back(s);
 }
 

@@ -66,6 +66,8 @@ private:
     };
     bool same_texts(const Side& s, std::string_view values, std::string_view shapes, std::string_view types) const;
     const char* keep(std::string_view values, std::string_view shapes, std::string_view types);
+    // Puts side index `side` in the first free slot from its hash's (linear probing).
+    static void place(std::vector<int32_t>& slots, uint64_t hash, size_t side);
     void grow_slots();
 
     std::vector<Side> sides_;

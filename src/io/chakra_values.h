@@ -104,17 +104,11 @@ uint64_t tensor_bytes(const Trace& trace, ValueRange range);
 
 // Calls fn(const TensorMeta&) for every defined tensor in a range, lists included.
 template <typename Fn>
-void for_each_tensor(const Trace& trace, ValueRange range, Fn&& fn, int depth = 0) {
-    if (depth > 64) return;
-    for (uint32_t i = 0; i < range.count; ++i) {
-        const Value& v = trace.values[range.begin + i];
-        if (v.kind == ValueKind::Tensor) {
-            const TensorMeta& t = trace.tensors[v.payload.index];
-            if (!t.undefined) fn(t);
-        } else if (v.kind == ValueKind::List) {
-            for_each_tensor(trace, v.payload.range, fn, depth + 1);
-        }
-    }
+void for_each_tensor(const Trace& trace, ValueRange range, Fn&& fn) {
+    for_each_tensor_index(trace, range, [&](uint32_t index) {
+        const TensorMeta& t = trace.tensors[index];
+        if (!t.undefined) fn(t);
+    });
 }
 
 }  // namespace mimic

@@ -2,19 +2,17 @@
 
 #include <simdjson.h>
 
-
 #include "io/recording_dir.h"
-#include "support/byte_source.h"
 #include "support/error.h"
+#include "support/json_file.h"
 
 namespace mimic {
 
 OpFaults read_op_faults(const std::string& path) {
     OpFaults out;
     simdjson::dom::parser parser;
-    const simdjson::padded_string text(read_whole_file(path));
-    simdjson::dom::object doc;
-    if (parser.parse(text).get_object().get(doc) != simdjson::SUCCESS) fail({path, -1, -1, ""}, "not a JSON object");
+    simdjson::padded_string text;
+    const simdjson::dom::object doc = parse_json_object_file(path, parser, text);
     simdjson::dom::array pairs;
     if (doc["faults"].get_array().get(pairs) != simdjson::SUCCESS)
         fail({path, -1, -1, "faults"}, "expected a list of [node id, page faults] pairs");

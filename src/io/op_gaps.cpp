@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "io/recording_dir.h"
-#include "support/byte_source.h"
 #include "support/error.h"
+#include "support/json_file.h"
 
 namespace mimic {
 
@@ -27,9 +27,8 @@ bool read_us(simdjson::dom::element e, double& out) {
 OpGaps read_op_gaps(const std::string& path) {
     OpGaps out;
     simdjson::dom::parser parser;
-    const simdjson::padded_string text(read_whole_file(path));
-    simdjson::dom::object doc;
-    if (parser.parse(text).get_object().get(doc) != simdjson::SUCCESS) fail({path, -1, -1, ""}, "not a JSON object");
+    simdjson::padded_string text;
+    const simdjson::dom::object doc = parse_json_object_file(path, parser, text);
     simdjson::dom::array gaps;
     if (doc["gaps"].get_array().get(gaps) != simdjson::SUCCESS)
         fail({path, -1, -1, "gaps"}, "expected a list of [node id, gap before us, duration us]");

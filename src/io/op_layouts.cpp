@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "io/recording_dir.h"
-#include "support/byte_source.h"
 #include "support/error.h"
+#include "support/json_file.h"
 
 namespace mimic {
 
@@ -41,24 +41,13 @@ bool read_layout(simdjson::dom::element e, RecordedLayout& out) {
     return true;
 }
 
-// The tensors of a range of values in order, lists flattened.
-void collect_tensors(const Trace& trace, ValueRange range, std::vector<uint32_t>& out, int depth = 0) {
-    if (depth > 64) return;
-    for (uint32_t i = 0; i < range.count; ++i) {
-        const Value& v = trace.values[range.begin + i];
-        if (v.kind == ValueKind::Tensor) out.push_back(v.payload.index);
-        else if (v.kind == ValueKind::List) collect_tensors(trace, v.payload.range, out, depth + 1);
-    }
-}
-
 }  // namespace
 
 OpLayouts read_op_layouts(const std::string& path) {
     OpLayouts out;
     simdjson::dom::parser parser;
-    const simdjson::padded_string text(read_whole_file(path));
-    simdjson::dom::object doc;
-    if (parser.parse(text).get_object().get(doc) != simdjson::SUCCESS) fail({path, -1, -1, ""}, "not a JSON object");
+    simdjson::padded_string text;
+    const simdjson::dom::object doc = parse_json_object_file(path, parser, text);
     simdjson::dom::array ops;
     if (doc["layouts"].get_array().get(ops) != simdjson::SUCCESS)
         fail({path, -1, -1, "layouts"}, "expected a list of [node id, [tensor layouts]] pairs");
@@ -106,7 +95,7 @@ LayoutsApplied apply_op_layouts(Trace& trace, const OpLayouts& layouts) {
             continue;
         }
         tensors.clear();
-        collect_tensors(trace, trace.nodes[n.value].inputs, tensors);
+        for_each_tensor_index(trace, trace.nodes[n.value].inputs, [&](uint32_t t) { tensors.push_back(t); });
         bool match = tensors.size() == recorded.size();
         for (size_t k = 0; match && k < tensors.size(); ++k) {
             const TensorMeta& t = trace.tensors[tensors[k]];

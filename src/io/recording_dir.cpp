@@ -9,6 +9,7 @@
 #include "io/trace_loader.h"
 #include "support/byte_source.h"
 #include "support/error.h"
+#include "support/json_file.h"
 
 namespace mimic {
 namespace {
@@ -98,15 +99,6 @@ void expand_directory(const fs::path& dir, std::vector<TraceInput>& out) {
              "no trace in this directory (expected et.json.gz, rank subdirectories or trace files)");
 }
 
-// meta.json parsed; `text` must outlive the returned object.
-simdjson::dom::object parse_meta(const std::string& meta_path, simdjson::dom::parser& parser,
-                                 simdjson::padded_string& text) {
-    text = simdjson::padded_string(read_whole_file(meta_path));
-    simdjson::dom::object meta;
-    if (parser.parse(text).get_object().get(meta) != simdjson::SUCCESS) fail({meta_path, -1, -1, ""}, "not a JSON object");
-    return meta;
-}
-
 std::vector<PythonCollective> python_collectives_of(simdjson::dom::object meta, const std::string& meta_path);
 
 }  // namespace
@@ -128,7 +120,7 @@ std::vector<TraceInput> expand_trace_inputs(const std::vector<std::string>& path
 void apply_recording_meta(Trace& trace, const std::string& meta_path) {
     simdjson::dom::parser parser;
     simdjson::padded_string text;
-    const simdjson::dom::object meta = parse_meta(meta_path, parser, text);
+    const simdjson::dom::object meta = parse_json_object_file(meta_path, parser, text);
     auto int_field = [&](std::string_view key, int64_t& out) {
         simdjson::dom::element e;
         if (meta[key].get(e) != simdjson::SUCCESS || e.is_null()) return;
@@ -170,7 +162,7 @@ void apply_recording_meta(Trace& trace, const std::string& meta_path) {
 std::vector<PythonCollective> read_python_collectives(const std::string& meta_path) {
     simdjson::dom::parser parser;
     simdjson::padded_string text;
-    return python_collectives_of(parse_meta(meta_path, parser, text), meta_path);
+    return python_collectives_of(parse_json_object_file(meta_path, parser, text), meta_path);
 }
 
 namespace {

@@ -128,6 +128,18 @@ private:
     std::vector<NodeIndex> parent_index_;
 };
 
+// Calls fn(index into Trace::tensors) for every tensor value of a range, in
+// order, lists flattened, undefined tensors included.
+template <typename Fn>
+void for_each_tensor_index(const Trace& trace, ValueRange range, Fn&& fn, int depth = 0) {
+    if (depth > 64) return;
+    for (uint32_t i = 0; i < range.count; ++i) {
+        const Value& v = trace.values[range.begin + i];
+        if (v.kind == ValueKind::Tensor) fn(v.payload.index);
+        else if (v.kind == ValueKind::List) for_each_tensor_index(trace, v.payload.range, fn, depth + 1);
+    }
+}
+
 // Classifies a node by its name and schema (shared by every reader).
 NodeKind classify_node(std::string_view name, std::string_view op_schema, int32_t scope);
 

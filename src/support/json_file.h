@@ -1,0 +1,15 @@
+// A small JSON file read whole (meta.json and the probe's files beside it).
+#pragma once
+
+#include <simdjson.h>
+
+#include <string>
+
+namespace mimic {
+
+// The file's top-level object; `text` holds the file and must outlive it.
+// Throws mimic::Error naming the file when it is not a JSON object.
+simdjson::dom::object parse_json_object_file(const std::string& path, simdjson::dom::parser& parser,
+                                             simdjson::padded_string& text);
+
+}  // namespace mimic
