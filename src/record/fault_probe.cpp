@@ -29,6 +29,7 @@
 #include <ATen/record_function.h>
 #include <sys/resource.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -53,8 +54,12 @@ struct ProbeState {
     std::mutex mutex;
     std::vector<Record> records;
     at::CallbackHandle handle = 0;
-    bool timing = false;  // timing mode: times only, no faults or layouts
+    // Timing mode: times only, no faults or layouts. Set under the mutex
+    // before the callback is added, read by the callbacks on any thread.
+    std::atomic<bool> timing{false};
 };
+
+uint64_t this_thread_key() { return std::hash<std::thread::id>()(std::this_thread::get_id()); }
 
 int64_t now_ns() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -157,18 +162,14 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
     if (s.timing) {
         const int64_t end = now_ns();
         std::lock_guard<std::mutex> lock(s.mutex);
-        Record r{std::hash<std::thread::id>()(std::this_thread::get_id()), std::move(t.name), 0, {}};
-        r.start_ns = t.start_ns;
-        r.end_ns = end;
-        s.records.push_back(std::move(r));
+        s.records.push_back({this_thread_key(), std::move(t.name), 0, {}, t.start_ns, end});
         return;
     }
     const int64_t now = minor_faults();
     if (!t.counting) t.last = now;  // a thread's first operator: no start to count from
     t.counting = true;
     std::lock_guard<std::mutex> lock(s.mutex);
-    s.records.push_back(
-        {std::hash<std::thread::id>()(std::this_thread::get_id()), std::move(t.name), now - t.last, std::move(t.layouts)});
+    s.records.push_back({this_thread_key(), std::move(t.name), now - t.last, std::move(t.layouts)});
     t.last = now;
 }
 

@@ -59,7 +59,6 @@ std::vector<int64_t> fit_fresh_pages(Replayer& replayer, const std::vector<int64
     return best;
 }
 
-
 }  // namespace
 
 SessionResult run_replay_session(const SessionOptions& o) {
@@ -121,11 +120,15 @@ SessionResult run_replay_session(const SessionOptions& o) {
         per_event = per_event_overhead_us(meta->traced_iteration_ms, meta->untraced_median_ms,
                                           replayer.selection().nodes_in_range);
     // Host gaps between the ops that run; skipped ops' recorded time falls into the next gap.
-    HostGapModel gaps;
-    gaps.per_event_us = per_event;
-    gaps.calibrated = per_event > 0;
+    // The instrumentation the profile's durations are corrected for, on whichever gap model is used.
     const double probe_cost = meta && meta->probe_cost_per_op_us ? *meta->probe_cost_per_op_us : 0.0;
-    gaps.probe_cost_us = probe_cost;
+    const auto with_instrumentation = [&](HostGapModel m) {
+        m.per_event_us = per_event;
+        m.calibrated = per_event > 0;
+        m.probe_cost_us = probe_cost;
+        return m;
+    };
+    HostGapModel gaps = with_instrumentation({});
     std::vector<double> gap_per_step;
     if (o.host_gaps == "untraced" && (!meta || !meta->untraced_median_ms))
         fail({input.meta_path.empty() ? input.trace_path : input.meta_path, -1, -1, "untraced_median_ms"},
@@ -147,14 +150,8 @@ SessionResult run_replay_session(const SessionOptions& o) {
             all.push_back(s.node);
             runs.push_back(!s.skipped);
         }
-        if (measured) {
-            gaps = measured_host_gaps(trace, all, runs, *measured);
-            gaps.per_event_us = per_event;  // still corrects the profile's per-op durations
-            gaps.calibrated = per_event > 0;
-        } else {
-            gaps = host_gaps(trace, ran, per_event);
-        }
-        gaps.probe_cost_us = probe_cost;
+        gaps = with_instrumentation(measured ? measured_host_gaps(trace, all, runs, *measured)
+                                             : host_gaps(trace, ran, per_event));
         if (o.host_gaps == "untraced") {
             const std::string warning = calibrate_to_untraced(gaps, trace, ran, *meta->untraced_median_ms * 1000.0);
             if (!warning.empty()) std::fprintf(stderr, "mimic: warning: %s\n", warning.c_str());
