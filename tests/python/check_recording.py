@@ -65,6 +65,8 @@ def check_op_gaps(d, meta, et):
     host_ms = (sum(g for _, g, _ in doc["gaps"]) + doc["tail_us"]) / 1000
     ops_ms = sum(t for _, _, t in doc["gaps"]) / 1000
     _require(host_ms + ops_ms <= 1.5 * max(doc["call_ms"]), "op_gaps.json times exceed the calls they were taken in")
+    # The timing probe's own cost per op event: measured, and small next to any op.
+    _require(0 <= doc["probe_cost_per_event_us"] < 5, "op_gaps.json has no plausible probe_cost_per_event_us")
 
 
 def check_op_layouts(d, meta, et, paired_ids):
@@ -125,6 +127,8 @@ def check_one(d, workload, rank, world_size, expect_op_faults=False):
     _require(any(e["cat"] == "cpu_op" for e in ops), "profile.json has no cpu_op events")
     _require(any(e["cat"] == "user_annotation" and e["name"] == label for e in ops),
              f"profile.json has no user_annotation {label!r}")
+    # Nanosecond times from the profiler's event tree, not its truncated whole microseconds.
+    _require(any(e["dur"] != int(e["dur"]) for e in ops), "profile.json durations are whole microseconds")
     linked = {}
     for e in ops:
         _require("External id" in e["args"], f"event {e['name']} has no External id")
