@@ -56,6 +56,22 @@ def probe_cost_per_op_us(probe):
     return max(0.0, statistics.median(probed) - statistics.median(bare))
 
 
+def probe_timing_cost_per_event_us(probe):
+    """Microseconds the probe's timing mode (op_gaps.json) adds per operator event: an op's
+    untraced duration carries it once for each operator nested in it. >= 0."""
+    x = torch.zeros(4)
+    _loop(x)
+    bare, timed = [], []
+    for _ in range(_ROUNDS):
+        bare.append(_loop(x))
+        probe.start_timing()
+        try:
+            timed.append(_loop(x))
+        finally:
+            probe.stop(probe_tsv_scratch())
+    return max(0.0, statistics.median(timed) - statistics.median(bare))
+
+
 def profiler_event_cost_us():
     """Microseconds the profiler (record_shapes, profile_memory) adds to one op event; >= 0."""
     x = torch.zeros(4)

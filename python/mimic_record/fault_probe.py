@@ -198,11 +198,12 @@ def _overlap_ns(start, end, intervals):
     return sum(max(0, min(end, e) - max(start, s)) for s, e in intervals)
 
 
-def pair_gaps_with_et(et_doc, calls):
+def pair_gaps_with_et(et_doc, calls, cost_per_event_us=None):
     """op_gaps.json from timed calls [(call_start_ns, call_end_ns, records, waits)]: per paired ET op,
     the host time before it (from the previous top-level op's end, or the call's start, less the
     time blocked on collectives in between: `waits`, see collectives.WaitTimer) and its duration,
-    medians over the calls; and the tail after the last op."""
+    medians over the calls; and the tail after the last op. `cost_per_event_us`: what the timing
+    mode adds per operator event (calibrate.py), which each duration carries once per nested op."""
     per_node = {}
     tails, call_ms, waited = [], [], []
     for t0, t1, records, waits in calls:
@@ -225,6 +226,7 @@ def pair_gaps_with_et(et_doc, calls):
         "collective_wait_ms": [round(x, 3) for x in waited],
         "paired_ops": len(gaps),
         "tail_us": round(statistics.median(tails), 3) if tails else 0.0,
+        "probe_cost_per_event_us": round(cost_per_event_us, 4) if cost_per_event_us is not None else None,
         "gaps": gaps,
     }
 

@@ -181,10 +181,11 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
         op_faults = fault_probe.pair_with_et(et_doc, probe_records)
         # Measured last: its loops would change the heap the traced calls allocate from.
         probe_cost_us = calibrate.probe_cost_per_op_us(probe)
+        timing_cost_us = calibrate.probe_timing_cost_per_event_us(probe)
         _write_json(os.path.join(out_dir, fault_probe.OP_FAULTS_FILE), op_faults)
         _write_json(os.path.join(out_dir, fault_probe.OP_LAYOUTS_FILE),
                     fault_probe.pair_layouts_with_et(et_doc, probe_records))
-        _write_json(os.path.join(out_dir, fault_probe.OP_GAPS_FILE), fault_probe.pair_gaps_with_et(et_doc, gap_calls))
+        _write_json(os.path.join(out_dir, fault_probe.OP_GAPS_FILE), fault_probe.pair_gaps_with_et(et_doc, gap_calls, timing_cost_us))
 
     overhead_ms = traced_ms - median_ms
     et_op_count = _count_ops(et_doc)

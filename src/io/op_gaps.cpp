@@ -35,6 +35,10 @@ OpGaps read_op_gaps(const std::string& path) {
     simdjson::dom::element tail;
     if (doc["tail_us"].get(tail) == simdjson::SUCCESS && !read_us(tail, out.tail_us))
         fail({path, -1, -1, "tail_us"}, "expected microseconds, 0 to an hour");
+    simdjson::dom::element cost;
+    if (doc["probe_cost_per_event_us"].get(cost) == simdjson::SUCCESS && !cost.is_null() &&
+        (!read_us(cost, out.probe_cost_per_event_us) || out.probe_cost_per_event_us > 1000))
+        fail({path, -1, -1, "probe_cost_per_event_us"}, "expected microseconds per event, 0 to 1000");
     size_t i = 0;
     for (simdjson::dom::element e : gaps) {
         const std::string field = "gaps[" + std::to_string(i++) + "]";

@@ -21,6 +21,9 @@ struct OpGap {
 struct OpGaps {
     std::unordered_map<uint64_t, OpGap> by_node;  // ET node id ->
     double tail_us = 0;
+    // What the probe's timing mode added per operator event: a duration
+    // carries it once for each op nested in it (0 when the file does not say).
+    double probe_cost_per_event_us = 0;
 };
 
 // Throws mimic::Error naming the file and field when it is not such a file.

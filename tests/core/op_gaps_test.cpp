@@ -20,6 +20,16 @@ TEST(OpGaps, ReadsEachOpsGapAndDurationAndTheTail) {
     EXPECT_DOUBLE_EQ(g.by_node.at(4).duration_us, 100);
     EXPECT_DOUBLE_EQ(g.by_node.at(9).duration_us, 2.5);
     EXPECT_DOUBLE_EQ(g.tail_us, 12.5);
+    EXPECT_DOUBLE_EQ(g.probe_cost_per_event_us, 0);  // not given: nothing to correct
+}
+
+TEST(OpGaps, ReadsTheProbesCostPerEvent) {
+    const std::string path = testing::scratch_file("op_gaps_cost", "op_gaps.json",
+                                                   R"({"probe_cost_per_event_us": 0.125, "gaps": [[4, 1, 2]]})");
+    EXPECT_DOUBLE_EQ(read_op_gaps(path).probe_cost_per_event_us, 0.125);
+    const std::string null_cost = testing::scratch_file("op_gaps_cost", "null.json",
+                                                        R"({"probe_cost_per_event_us": null, "gaps": []})");
+    EXPECT_DOUBLE_EQ(read_op_gaps(null_cost).probe_cost_per_event_us, 0);
 }
 
 TEST(OpGaps, FoundBesideMetaJsonOrNotAtAll) {
@@ -43,6 +53,8 @@ TEST(OpGaps, BadFilesNameTheFieldThatIsWrong) {
         {R"({"gaps": [[1, 2, 1e12]]})", "gaps[0]"},
         {R"({"gaps": [["a", 2, 3]]})", "gaps[0]"},
         {R"({"gaps": [], "tail_us": -1})", "tail_us"},
+        {R"({"gaps": [], "probe_cost_per_event_us": 5000})", "probe_cost_per_event_us"},
+        {R"({"gaps": [], "probe_cost_per_event_us": "x"})", "probe_cost_per_event_us"},
     };
     int i = 0;
     for (const Case& c : cases) {
