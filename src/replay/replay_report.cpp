@@ -54,7 +54,7 @@ uint64_t minor_page_faults() {
 
 ReplayReport make_report(const Trace& trace, const Replayer& replayer, const ReplaySettings& settings,
                          const std::vector<double>& iteration_ms, const std::optional<RecordingMeta>& meta,
-                         const HostGapModel& gaps, uint64_t page_faults) {
+                         const HostGapModel& gaps, uint64_t page_faults, const OpGaps* untraced) {
     ReplayReport r;
     r.settings = settings;
     const Selection& sel = replayer.selection();
@@ -140,15 +140,35 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
         if (s.skipped) continue;
         const double us = replayer.op_us()[i];
         r.op_time_sum_ms += us / 1000.0;
+        OpTime t;
+        t.node_id = int64_t(trace.nodes[s.node.value].id.value);
+        t.name = s.name;
+        t.replay_us = us;
+        if (linked(s.node)) {
+            t.profile_us = profile_us(s.node);
+            t.profile_raw_us = trace.timing[s.node.value].duration_us;
+        }
+        if (untraced) {
+            auto it = untraced->by_node.find(trace.nodes[s.node.value].id.value);
+            // Less the probe's cost for each op nested in it, as the replay's timer is corrected for its own.
+            if (it != untraced->by_node.end())
+                t.untraced_us = std::max(0.0, it->second.duration_us -
+                                                  untraced->probe_cost_per_event_us * double(sizes[s.node.value] - 1));
+        }
         for (auto* m : {&by_name[s.name], &by_cat[category_of(trace, s.node)]}) {
             ++m->count;
             m->replay_us += us;
-            if (linked(s.node)) {
-                m->profile_us += profile_us(s.node);
-                m->profile_raw_us += trace.timing[s.node.value].duration_us;
+            if (t.profile_us) {
+                m->profile_us += *t.profile_us;
+                m->profile_raw_us += *t.profile_raw_us;
                 ++m->profiled;
             }
+            if (t.untraced_us) {
+                m->untraced_us += *t.untraced_us;
+                ++m->untraced;
+            }
         }
+        r.op_times.push_back(std::move(t));
     }
     for (const analysis::ScheduledCollective& c : sel.collectives)
         if (c.kind != CommKind::Wait) ++r.collectives_total;
@@ -173,26 +193,33 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
     r.per_op = sorted_by_time(by_name);
     r.per_category = sorted_by_time(by_cat);
     // Geometric mean over op names of max(replay/profile, profile/replay), as a percentage above 1.
-    auto geomean = [&](double TimeCompare::*profile) -> std::optional<double> {
+    // Names with a reference for only some of their ops are left out: their sums would not compare.
+    auto geomean = [&](double TimeCompare::*reference, uint64_t TimeCompare::*with_reference) -> std::optional<double> {
         double log_sum = 0;
         size_t n = 0;
         for (const TimeCompare& t : r.per_op) {
-            if (t.*profile <= 0 || t.replay_us <= 0) continue;
-            log_sum += std::fabs(std::log(t.replay_us / (t.*profile)));
+            if (t.*reference <= 0 || t.replay_us <= 0 || t.*with_reference != t.count) continue;
+            log_sum += std::fabs(std::log(t.replay_us / (t.*reference)));
             ++n;
         }
         if (!n) return std::nullopt;
         return (std::exp(log_sum / double(n)) - 1.0) * 100.0;
     };
-    r.per_op_error_geomean_pct = geomean(&TimeCompare::profile_us);
-    r.per_op_error_geomean_raw_pct = geomean(&TimeCompare::profile_raw_us);
-    double abs_diff = 0, profile_sum = 0;
-    for (const TimeCompare& t : r.per_op) {
-        if (t.profiled == 0) continue;
-        abs_diff += std::fabs(t.replay_us - t.profile_us);
-        profile_sum += t.profile_us;
-    }
-    if (profile_sum > 0) r.per_op_error_weighted_pct = 100.0 * abs_diff / profile_sum;
+    r.per_op_error_geomean_pct = geomean(&TimeCompare::profile_us, &TimeCompare::profiled);
+    r.per_op_error_geomean_raw_pct = geomean(&TimeCompare::profile_raw_us, &TimeCompare::profiled);
+    r.per_op_error_geomean_untraced_pct = geomean(&TimeCompare::untraced_us, &TimeCompare::untraced);
+    auto weighted = [&](double TimeCompare::*reference, uint64_t TimeCompare::*with_reference) -> std::optional<double> {
+        double abs_diff = 0, reference_sum = 0;
+        for (const TimeCompare& t : r.per_op) {
+            if (t.*with_reference != t.count) continue;
+            abs_diff += std::fabs(t.replay_us - t.*reference);
+            reference_sum += t.*reference;
+        }
+        if (reference_sum <= 0) return std::nullopt;
+        return 100.0 * abs_diff / reference_sum;
+    };
+    r.per_op_error_weighted_pct = weighted(&TimeCompare::profile_us, &TimeCompare::profiled);
+    r.per_op_error_weighted_untraced_pct = weighted(&TimeCompare::untraced_us, &TimeCompare::untraced);
     return r;
 }
 

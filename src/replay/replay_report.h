@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "io/op_gaps.h"
 #include "replay/host_gaps.h"
 #include "replay/recording_meta.h"
 #include "replay/replayer.h"
@@ -42,10 +43,21 @@ struct TimeCompare {
     double profile_us = 0;  // sum of profiler durations (corrected), 0 when not linked
     double profile_raw_us = 0;  // the same as recorded, uncorrected
     uint64_t profiled = 0;  // ops with a profiler duration
+    double untraced_us = 0;  // sum of the original's untraced durations (op_gaps.json), 0 when not measured
+    uint64_t untraced = 0;   // ops with an untraced duration
     std::optional<double> error_pct() const {
         if (profiled == 0 || profile_us <= 0) return std::nullopt;
         return (replay_us - profile_us) / profile_us * 100.0;
     }
+};
+
+// One replayed op of the per-op pass, for `mimic replay --op-times`.
+struct OpTime {
+    int64_t node_id = -1;  // the ET node's id
+    std::string name;
+    double replay_us = 0;
+    std::optional<double> profile_us, profile_raw_us;  // corrected and as recorded
+    std::optional<double> untraced_us;
 };
 
 // One communication call of the replay: its recorded size and the latency
@@ -91,6 +103,12 @@ struct ReplayReport {
     std::optional<double> per_op_error_geomean_raw_pct;  // the same against uncorrected durations
     // sum over op names of |replay - profile| / sum of profile (corrected): big ops weigh most.
     std::optional<double> per_op_error_weighted_pct;
+    // The same two against the original's untraced op durations (op_gaps.json):
+    // timed with the probe's start and end alone, to the nanosecond, in
+    // iterations without the profiler or the ET observer.
+    std::optional<double> per_op_error_geomean_untraced_pct;
+    std::optional<double> per_op_error_weighted_untraced_pct;
+    std::vector<OpTime> op_times;  // every replayed op, in order
     double op_time_sum_ms = 0;                       // replay's per-op pass, summed
     HostGapModel gaps;
     uint64_t pool_bytes = 0;
@@ -116,12 +134,15 @@ struct ReplayReport {
     double coverage_pct() const { return ops_total ? 100.0 * double(ops_replayed) / double(ops_total) : 0.0; }
 };
 
-// `page_faults`: the minor faults of the timed iterations, all of them.
+// `page_faults`: the minor faults of the timed iterations, all of them;
+// `untraced`: the recording's op_gaps.json, when it has one.
 ReplayReport make_report(const Trace& trace, const Replayer& replayer, const ReplaySettings& settings,
                          const std::vector<double>& iteration_ms, const std::optional<RecordingMeta>& meta,
-                         const HostGapModel& gaps, uint64_t page_faults);
+                         const HostGapModel& gaps, uint64_t page_faults, const OpGaps* untraced = nullptr);
 
 std::string report_json(const ReplayReport& r);
+// `--op-times`: {"ops": [{node_id, name, replay_us, profile_us, profile_raw_us, untraced_us}...]}.
+std::string op_times_json(const ReplayReport& r);
 std::string report_text(const ReplayReport& r, size_t max_rows = 15);
 
 // Peak resident memory of this process, bytes.

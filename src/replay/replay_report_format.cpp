@@ -13,6 +13,8 @@ void compare_rows(JsonWriter& w, const std::vector<TimeCompare>& rows) {
         w.begin_object().field("name", t.key).field("count", uint64_t(t.count)).field("replay_us", t.replay_us);
         if (t.profiled) w.field("profile_us", t.profile_us).field("profile_raw_us", t.profile_raw_us);
         if (auto e = t.error_pct()) w.field("error_pct", *e);
+        if (t.untraced == t.count && t.untraced_us > 0)
+            w.field("untraced_us", t.untraced_us).field("untraced_error_pct", (t.replay_us - t.untraced_us) / t.untraced_us * 100.0);
         w.end_object();
     }
     w.end_array();
@@ -51,6 +53,8 @@ std::string report_json(const ReplayReport& r) {
     optional_field(w, "per_op_error_geomean_pct", r.per_op_error_geomean_pct);
     optional_field(w, "per_op_error_geomean_raw_pct", r.per_op_error_geomean_raw_pct);
     optional_field(w, "per_op_error_weighted_pct", r.per_op_error_weighted_pct);
+    optional_field(w, "per_op_error_geomean_untraced_pct", r.per_op_error_geomean_untraced_pct);
+    optional_field(w, "per_op_error_weighted_untraced_pct", r.per_op_error_weighted_untraced_pct);
     w.key("host_gap_model").begin_object();
     w.field("calibrated", r.gaps.calibrated).field("per_event_overhead_us", r.gaps.per_event_us);
     w.field("probe_cost_per_op_us", r.gaps.probe_cost_us);
@@ -97,6 +101,21 @@ std::string report_json(const ReplayReport& r) {
     return w.str() + "\n";
 }
 
+std::string op_times_json(const ReplayReport& r) {
+    JsonWriter w;
+    w.begin_object().field("trace", r.settings.trace_path).field("iteration_label", r.iteration_label);
+    w.key("ops").begin_array();
+    for (const OpTime& t : r.op_times) {
+        w.begin_object().field("node_id", t.node_id).field("name", t.name).field("replay_us", t.replay_us);
+        optional_field(w, "profile_us", t.profile_us);
+        optional_field(w, "profile_raw_us", t.profile_raw_us);
+        optional_field(w, "untraced_us", t.untraced_us);
+        w.end_object();
+    }
+    w.end_array().end_object();
+    return w.str() + "\n";
+}
+
 std::string report_text(const ReplayReport& r, size_t max_rows) {
     std::string out;
     auto line = [&](const std::string& s) { out += s + "\n"; };
@@ -126,6 +145,10 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                          *r.per_op_error_geomean_pct, r.per_op_error_geomean_raw_pct.value_or(0)));
     if (r.per_op_error_weighted_pct)
         line(fmt::format("  per-op time vs profile, weighted by time: {:.1f}% of profiled op time", *r.per_op_error_weighted_pct));
+    if (r.per_op_error_geomean_untraced_pct)
+        line(fmt::format("  per-op time vs the original's untraced op times (op_gaps.json): geometric mean error {:.1f}%, "
+                         "weighted by time {:.1f}%",
+                         *r.per_op_error_geomean_untraced_pct, r.per_op_error_weighted_untraced_pct.value_or(0)));
     line(fmt::format("  memory: pool {:.1f} MiB, peak RSS {:.1f} MiB; {} consumers rerouted to pool tensors, {} shape mismatches",
                      double(r.pool_bytes) / 1048576.0, double(r.peak_rss_bytes) / 1048576.0, r.fallbacks, r.shape_mismatches));
     if (r.page_faults_per_iter)
@@ -164,12 +187,20 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                              alg, bus, c.emulation.empty() ? "" : "  [" + c.emulation + "]"));
         }
     }
-    line(fmt::format("  {:<40} {:>6} {:>12} {:>12} {:>8}", "op", "count", "replay_us", "profile_us", "error"));
+    const bool untraced = r.per_op_error_geomean_untraced_pct.has_value();
+    line(fmt::format("  {:<40} {:>6} {:>12} {:>12} {:>8}{}", "op", "count", "replay_us", "profile_us", "error",
+                     untraced ? fmt::format(" {:>12} {:>8}", "untraced_us", "error") : ""));
     for (size_t i = 0; i < r.per_op.size() && i < max_rows; ++i) {
         const TimeCompare& t = r.per_op[i];
         auto e = t.error_pct();
-        line(fmt::format("  {:<40} {:>6} {:>12.1f} {:>12} {:>8}", t.key.substr(0, 40), t.count, t.replay_us,
-                         t.profiled ? fmt::format("{:.1f}", t.profile_us) : "-", e ? fmt::format("{:+.1f}%", *e) : "-"));
+        const bool has_untraced = t.untraced == t.count && t.untraced_us > 0;
+        line(fmt::format("  {:<40} {:>6} {:>12.1f} {:>12} {:>8}{}", t.key.substr(0, 40), t.count, t.replay_us,
+                         t.profiled ? fmt::format("{:.1f}", t.profile_us) : "-", e ? fmt::format("{:+.1f}%", *e) : "-",
+                         !untraced ? ""
+                         : has_untraced
+                             ? fmt::format(" {:>12.1f} {:>8}", t.untraced_us,
+                                           fmt::format("{:+.1f}%", (t.replay_us - t.untraced_us) / t.untraced_us * 100.0))
+                             : fmt::format(" {:>12} {:>8}", "-", "-")));
     }
     return out;
 }

@@ -214,7 +214,10 @@ SessionResult run_replay_session(const SessionOptions& o) {
     settings.host_gaps = o.host_gaps;
     settings.page_faults = op_faults ? "recorded" : "none";
     SessionResult result;
-    result.report = make_report(trace, replayer, settings, iteration_ms, meta, gaps, page_faults);
+    // The original's untraced op durations are the per-op pass's second reference, whatever the gap mode.
+    if (!measured) measured = read_op_gaps_beside(input.meta_path);
+    result.report = make_report(trace, replayer, settings, iteration_ms, meta, gaps, page_faults,
+                                measured ? &*measured : nullptr);
     if (layouts) {
         result.report.recorded_layout_tensors = layouts->tensors;
         result.report.recorded_layout_ops = layouts->ops;

@@ -69,6 +69,15 @@ if "$MIMIC" record --workload mlp --out "$TMP/mlp" --warmup 1 --iters 3 > "$TMP/
         || fail "--host-gaps measured failed: $(cat "$TMP/measured.txt")"
     [ "$(json_get "$TMP/mlp_measured.json" "d['host_gap_model']['measured'] and d['host_gap_model']['corrected_gaps_ms'] > 0")" = True ] \
         || fail "mlp: --host-gaps measured gave no measured gaps"
+    # Per op: the untraced durations are a second reference, and --op-times lists every replayed op.
+    [ "$(json_get "$TMP/mlp.json" "d['per_op_error_geomean_untraced_pct'] >= 0 and any('untraced_us' in r for r in d['per_op'])")" = True ] \
+        || fail "mlp: no per-op comparison with the untraced op times"
+    "$MIMIC" replay "$TMP/mlp" --iters 1 --op-times "$TMP/op_times.json" > /dev/null 2>&1 || fail "--op-times failed"
+    [ "$(json_get "$TMP/op_times.json" "len(d['ops']) == $(json_get "$TMP/mlp.json" "d['ops_replayed']") and all(o['replay_us'] >= 0 and o['profile_us'] is not None for o in d['ops']) and sum(o['untraced_us'] is not None for o in d['ops']) >= 0.9 * len(d['ops'])")" = True ] \
+        || fail "mlp: --op-times does not list every replayed op with its references"
+    # The profile's durations are to the nanosecond (the profiler's own whole microseconds are truncated).
+    [ "$(json_get "$TMP/op_times.json" "any(o['profile_raw_us'] != int(o['profile_raw_us']) for o in d['ops'])")" = True ] \
+        || fail "mlp: profile durations are whole microseconds"
     "$MIMIC" replay "$TMP/mlp" --page-faults none --iters 1 --json "$TMP/mlp_nopf.json" > /dev/null 2>&1 || fail "--page-faults none failed"
     [ "$(json_get "$TMP/mlp_nopf.json" "d['page_faults_mode'] == 'none' and 'fresh_pages_per_iter' not in d")" = True ] \
         || fail "mlp: --page-faults none still gave fresh pages"

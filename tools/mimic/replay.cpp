@@ -24,7 +24,7 @@ namespace {
 struct ReplayArgs {
     std::string trace;
     std::string profile, meta, json, include, exclude, iteration, host_gaps = "none", device = "cpu", record_replay,
-                page_faults = "recorded";
+                page_faults = "recorded", op_times;
     int warmup = 1, iters = 5, threads = 0, nproc = 0, timeout_s = 60;
     size_t max_ops = 0;
     bool lazy = true;
@@ -58,7 +58,16 @@ replay::SessionOptions session_options(const ReplayArgs& args, TraceInput input)
     return o;
 }
 
+// A rank's --op-times file: times.json -> times.rank1.json.
+std::string rank_file(const std::string& path, int rank) {
+    const size_t slash = path.find_last_of('/');
+    size_t dot = path.find_last_of('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot == slash + 1) dot = path.size();
+    return path.substr(0, dot) + ".rank" + std::to_string(rank) + path.substr(dot);
+}
+
 void print_report(const ReplayArgs& args, const replay::ReplayReport& report) {
+    if (!args.op_times.empty()) write_output(args.op_times, replay::op_times_json(report));
     if (!args.json.empty()) write_output(args.json, replay::report_json(report));
     if (args.json != "-") {
         std::string text = replay::report_text(report);
@@ -90,6 +99,7 @@ int run_as_rank(const ReplayArgs& args, const LauncherEnv& env) {
     o.gather_reports = !launched_by_us;
     try {
         replay::SessionResult result = replay::run_replay_session(o);
+        if (!args.op_times.empty()) write_output(rank_file(args.op_times, env.rank), replay::op_times_json(result.report));
         if (launched_by_us) {
             write_output(args.json, replay::report_json(result.report));
         } else if (env.rank == 0) {
@@ -130,6 +140,7 @@ int run_local_ranks(const ReplayArgs& args, int nproc) {
     opt("--include", args.include);
     opt("--exclude", args.exclude);
     opt("--iteration", args.iteration);
+    opt("--op-times", args.op_times);
     if (args.threads > 0) opt("--threads", std::to_string(args.threads));
     if (args.max_ops > 0) opt("--max-ops", std::to_string(args.max_ops));
     if (!args.record_replay.empty()) {
@@ -191,6 +202,9 @@ const Registrar registrar{{
         app.add_option("--device", a->device, "device to replay on (cpu)");
         app.add_option("--max-ops", a->max_ops, "replay at most this many top-level ops (quick looks)");
         app.add_option("--record-replay", a->record_replay, "record the replay itself as an ET into DIR/et.json");
+        app.add_option("--op-times", a->op_times,
+                       "write every replayed op's time in the per-op pass, its profiled duration and its untraced "
+                       "duration (op_gaps.json) as JSON to FILE ('-': stdout); each rank of many writes FILE.rankN");
         app.add_option("--nproc", a->nproc,
                        "replay N ranks on this machine, one process each, over Gloo (default: one per rank directory; "
                        "one trace given is replayed by every rank)")
