@@ -1,15 +1,25 @@
 #!/usr/bin/env python3
-"""Per-operator fidelity of replay, with and without the original's page faults.
+"""Per-operator fidelity of replay, on fresh recordings replayed right after they are made.
 
-For each recording, alternates `mimic replay DIR --page-faults none` and `--page-faults recorded`
-ROUNDS times (alternating, so both see the same drift of this machine's speed) and prints the
-medians of: per-op geometric-mean error against the profile, the time-weighted per-op error,
-the end-to-end error against meta.json's untraced time, and the page faults per iteration
-next to the original's.
+An op's reference times come from one recording: its profiled iteration (profile.json) and its
+untraced calls timed per op (op_gaps.json). This machine's speed drifts by tens of percent over
+minutes, so a recording replayed later is compared with a different machine. Each round here
+records every built-in workload afresh (`mimic record`) and replays it at once (`mimic replay
+--json -`), for each --page-faults mode in MODES (environment; default "recorded").
 
-  bench/replay_per_op.py MIMIC RECORDINGS_DIR [ROUNDS=3] [ITERS=15]
-RECORDINGS_DIR holds rec_<workload>/ (`mimic record --workload W --out RECORDINGS_DIR/rec_W`).
+Printed per workload and mode, over the rounds:
+- per_op_geo: the replay report's geometric-mean per-op error (over op names, each name's total
+  time), median over rounds; against the profile and against the untraced op times;
+- systematic: for each op name, the median over rounds of its signed log error, then the
+  geometric mean of those over names: what stays when the single profiled iteration's noise
+  is taken out;
+- weighted: the time-weighted per-op error, median over rounds.
+
+  bench/replay_per_op.py MIMIC [ROUNDS=3] [ITERS=15] [OUT_DIR=/tmp/mimic-per-op]
+The recordings and each replay's report stay in OUT_DIR/round<N>/; VERBOSE=1 lists each
+workload's op names with the largest systematic errors.
 """
+import collections
 import json
 import math
 import os
@@ -17,8 +27,14 @@ import statistics
 import subprocess
 import sys
 
-WORKLOADS = ["mlp", "transformer", "dlrm", "cnn"]
-MODES = ["none", "recorded"]
+WORKLOADS = os.environ.get("WORKLOADS", "mlp transformer dlrm cnn").split()
+MODES = os.environ.get("MODES", "recorded").split()
+REFERENCES = [("profile", "profile_us", "per_op_error_geomean_pct", "per_op_error_weighted_pct"),
+              ("untraced", "untraced_us", "per_op_error_geomean_untraced_pct", "per_op_error_weighted_untraced_pct")]
+
+
+def record(mimic, workload, out):
+    subprocess.run([mimic, "record", "--workload", workload, "--out", out, "--force"], check=True, capture_output=True, text=True)
 
 
 def replay(mimic, rec, mode, iters):
@@ -27,42 +43,57 @@ def replay(mimic, rec, mode, iters):
     return json.loads(out)
 
 
-def geomean_abs(values):
-    values = [abs(v) for v in values if v is not None]
-    if not values:
+def geomean_pct(log_errors):
+    if not log_errors:
         return float("nan")
-    return math.exp(sum(math.log(max(v, 0.01)) for v in values) / len(values))
+    return (math.exp(sum(abs(e) for e in log_errors) / len(log_errors)) - 1) * 100
+
+
+def median_or_nan(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else float("nan")
 
 
 def main():
-    mimic, recs = sys.argv[1], sys.argv[2]
-    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 3
-    iters = int(sys.argv[4]) if len(sys.argv) > 4 else 15
-    summary = {m: {"per_op": [], "e2e": []} for m in MODES}
-    print(f"{'workload':12} {'mode':9} {'per_op_geo_pct':>14} {'weighted_pct':>12} {'e2e_pct':>8} "
-          f"{'faults/iter':>11} {'original':>8} {'fresh_pages':>11}")
-    for w in WORKLOADS:
-        rec = os.path.join(recs, "rec_" + w)
-        if not os.path.isdir(rec):
-            print(f"{w}: no recording in {rec}, skipped")
-            continue
-        runs = {m: [] for m in MODES}
-        for _ in range(rounds):
+    mimic = sys.argv[1]
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    iters = int(sys.argv[3]) if len(sys.argv) > 3 else 15
+    out_dir = sys.argv[4] if len(sys.argv) > 4 else "/tmp/mimic-per-op"
+    reports = collections.defaultdict(list)  # (workload, mode) -> [report per round]
+    for r in range(rounds):
+        for w in WORKLOADS:
+            rec = os.path.join(out_dir, f"round{r}", "rec_" + w)
+            record(mimic, w, rec)
             for m in MODES:
-                runs[m].append(replay(mimic, rec, m, iters))
-        for m in MODES:
-            r = runs[m]
-            med = lambda key: statistics.median(x[key] for x in r if x.get(key) is not None)  # noqa: E731
-            per_op, weighted, e2e = med("per_op_error_geomean_pct"), med("per_op_error_weighted_pct"), med("error_pct")
-            faults = med("page_faults_per_iter")
-            fresh = r[0].get("fresh_pages_per_iter", 0)
-            print(f"{w:12} {m:9} {per_op:14.1f} {weighted:12.1f} {e2e:+8.1f} {faults:11.0f} "
-                  f"{r[0].get('original_page_faults_per_iter', 0):8.0f} {fresh:11}")
-            summary[m]["per_op"].append(per_op)
-            summary[m]["e2e"].append(e2e)
-    for m in MODES:
-        print(f"geometric mean over workloads, {m:9}: per-op {geomean_abs(summary[m]['per_op']):.1f}%, "
-              f"end-to-end {geomean_abs(summary[m]['e2e']):.1f}%")
+                rep = replay(mimic, rec, m, iters)
+                with open(os.path.join(out_dir, f"round{r}", f"replay_{w}_{m}.json"), "w") as f:
+                    json.dump(rep, f)
+                reports[(w, m)].append(rep)
+            print(f"round {r + 1}/{rounds}: {w} recorded and replayed", file=sys.stderr)
+
+    print(f"{'workload':12} {'mode':9} {'reference':9} {'per_op_geo_pct':>14} {'systematic_pct':>14} "
+          f"{'weighted_pct':>12} {'e2e_pct':>8}")
+    summary = collections.defaultdict(list)
+    for (w, m), rs in reports.items():
+        for ref, key, geo_key, weighted_key in REFERENCES:
+            by_name = collections.defaultdict(list)
+            for rep in rs:
+                for row in rep["per_op"]:
+                    if row.get(key, 0) > 0 and row["replay_us"] > 0:
+                        by_name[row["name"]].append(math.log(row["replay_us"] / row[key]))
+            systematic = geomean_pct([statistics.median(v) for v in by_name.values()])
+            if os.environ.get("VERBOSE"):
+                worst = sorted(by_name.items(), key=lambda kv: -abs(statistics.median(kv[1])))[:8]
+                print("   ", ", ".join(f"{n} {(math.exp(statistics.median(v)) - 1) * 100:+.0f}%" for n, v in worst))
+            geo = median_or_nan(rep.get(geo_key) for rep in rs)
+            weighted = median_or_nan(rep.get(weighted_key) for rep in rs)
+            e2e = median_or_nan(rep.get("error_pct") for rep in rs)
+            print(f"{w:12} {m:9} {ref:9} {geo:14.1f} {systematic:14.1f} {weighted:12.1f} {e2e:+8.1f}")
+            summary[(m, ref)].append((geo, systematic))
+    for (m, ref), values in summary.items():
+        geo = math.exp(statistics.mean(math.log(max(g, 0.01)) for g, _ in values))
+        sys_ = math.exp(statistics.mean(math.log(max(s, 0.01)) for _, s in values))
+        print(f"geometric mean over workloads, {m:9} vs {ref:9}: per-op {geo:.1f}%, systematic {sys_:.1f}%")
 
 
 if __name__ == "__main__":
