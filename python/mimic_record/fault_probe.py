@@ -50,6 +50,8 @@ class FaultProbe:
         lib.mimic_fault_probe_start_timing.restype = ctypes.c_int
         lib.mimic_fault_probe_stop.argtypes = [ctypes.c_char_p]
         lib.mimic_fault_probe_stop.restype = ctypes.c_int64
+        lib.mimic_fault_probe_nest.argtypes = [ctypes.c_int]
+        lib.mimic_fault_probe_nest.restype = None
         self._lib = lib
         self.path = path
 
@@ -77,8 +79,13 @@ class FaultProbe:
         if self._lib.mimic_fault_probe_start_timing() != 0:
             raise RuntimeError("fault probe already running")
 
+    def nest(self, enter):
+        """Makes this thread's next operators nested (True) or top-level again (False)."""
+        self._lib.mimic_fault_probe_nest(1 if enter else 0)
+
     def stop(self, tsv_path):
-        """Stops counting; returns [(thread, faults, name, layouts, start_ns, end_ns)] in call order."""
+        """Stops counting; returns [(thread, faults, name, layouts, start_ns, end_ns, cpu_start_ns,
+        cpu_end_ns, clock_read_ns)] in call order."""
         if self._lib.mimic_fault_probe_stop(tsv_path.encode()) < 0:
             raise OSError(f"fault probe could not write {tsv_path}")
         try:
@@ -127,8 +134,10 @@ def read_probe_tsv(path):
     records = []
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
-            thread, faults, start_ns, end_ns, layouts, name = line.rstrip("\n").split("\t", 5)
-            records.append((int(thread), int(faults), name, layouts, int(start_ns), int(end_ns)))
+            thread, faults, start_ns, end_ns, cpu_start, cpu_end, clock_read, layouts, name = \
+                line.rstrip("\n").split("\t", 8)
+            records.append((int(thread), int(faults), name, layouts, int(start_ns), int(end_ns), int(cpu_start),
+                            int(cpu_end), int(clock_read)))
     return records
 
 
@@ -199,27 +208,45 @@ def _overlap_ns(start, end, intervals):
 
 
 def pair_gaps_with_et(et_doc, calls, cost_per_event_us=None):
-    """op_gaps.json from timed calls [(call_start_ns, call_end_ns, records, waits)]: per paired ET op,
-    the host time before it (from the previous top-level op's end, or the call's start, less the
-    time blocked on collectives in between: `waits`, see collectives.WaitTimer) and its duration,
-    medians over the calls; and the tail after the last op. `cost_per_event_us`: what the timing
-    mode adds per operator event (calibrate.py), which each duration carries once per nested op."""
+    """op_gaps.json from timed calls [(call_start_ns, call_end_ns, records, waits[, call_cpu_start_ns,
+    call_cpu_end_ns])]: per paired ET op, the host time before it (from the previous top-level op's
+    end, or the call's start, less the time blocked on collectives in between: `waits`, see
+    collectives.WaitTimer), its duration, and, when the calls give the thread's CPU clock, the CPU
+    time of that host time; medians over the calls; and the tail after the last op. The probe's
+    reads of the CPU clock (`clock_read_ns`, half in the gap before an op, half in the one after)
+    come off the gaps. `cost_per_event_us`: what the timing mode adds per operator event
+    (calibrate.py), which each duration carries once per nested op."""
     per_node = {}
-    tails, call_ms, waited = [], [], []
-    for t0, t1, records, waits in calls:
+    tails, tails_cpu, call_ms, waited = [], [], [], []
+    with_cpu = all(len(c) == 6 for c in calls)
+    for call in calls:
+        t0, t1, records, waits = call[:4]
+        c0, c1 = call[4:6] if with_cpu else (0, 0)
         et_ops, probe, pairs = _paired(et_doc, records)
         call_ms.append((t1 - t0) / 1e6)
         waited.append(_overlap_ns(t0, t1, waits) / 1e6)
         if probe:
-            tails.append(max(0, t1 - probe[-1][5] - _overlap_ns(probe[-1][5], t1, waits)) / 1e3)
+            last = probe[-1]
+            tails.append(max(0, t1 - last[5] - last[8] / 2 - _overlap_ns(last[5], t1, waits)) / 1e3)
+            tails_cpu.append(min(tails[-1], max(0, c1 - last[7] - last[8] / 4) / 1e3))
         for i, j in pairs:
-            prev_end = probe[j - 1][5] if j > 0 else t0
-            gap = max(0, probe[j][4] - prev_end - _overlap_ns(prev_end, probe[j][4], waits)) / 1e3
-            per_node.setdefault(et_ops[i]["id"], []).append((gap, (probe[j][5] - probe[j][4]) / 1e3))
+            op = probe[j]
+            prev_end, prev_read = (probe[j - 1][5], probe[j - 1][8]) if j > 0 else (t0, 0)
+            prev_cpu = probe[j - 1][7] if j > 0 else c0
+            reads = (prev_read + op[8]) / 2
+            gap = max(0, op[4] - prev_end - reads - _overlap_ns(prev_end, op[4], waits)) / 1e3
+            gap_cpu = min(gap, max(0, op[6] - prev_cpu - reads / 2) / 1e3)
+            per_node.setdefault(et_ops[i]["id"], []).append((gap, (op[5] - op[4]) / 1e3, gap_cpu))
     order = [n["id"] for n in _main_sequence(et_top_level_ops(et_doc), key=lambda n: n.get("tid"))]
-    gaps = [[i, round(statistics.median(g for g, _ in per_node[i]), 3),
-             round(statistics.median(d for _, d in per_node[i]), 3)] for i in order if i in per_node]
-    return {
+
+    def row(i):
+        samples = per_node[i]
+        r = [i, round(statistics.median(s[0] for s in samples), 3), round(statistics.median(s[1] for s in samples), 3)]
+        if with_cpu:
+            r.append(round(statistics.median(s[2] for s in samples), 3))
+        return r
+    gaps = [row(i) for i in order if i in per_node]
+    doc = {
         "source": "libmimic_fault_probe timing mode: start and end of each top-level operator in untraced calls",
         "calls": len(calls),
         "call_ms": [round(x, 3) for x in call_ms],
@@ -229,6 +256,9 @@ def pair_gaps_with_et(et_doc, calls, cost_per_event_us=None):
         "probe_cost_per_event_us": round(cost_per_event_us, 4) if cost_per_event_us is not None else None,
         "gaps": gaps,
     }
+    if with_cpu:
+        doc["tail_cpu_us"] = round(statistics.median(tails_cpu), 3) if tails_cpu else 0.0
+    return doc
 
 
 def pair_with_et(et_doc, records):

@@ -110,7 +110,7 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
     settle = dist.is_available() and dist.is_initialized()
 
     # 2b. The host time between operators, as the untraced calls pay it: the probe's timing mode
-    # takes each top-level op's start and end (~0.1 us per event, inside the ops), in a few more
+    # takes each top-level op's start and end and the thread CPU clock (~0.16 us per nested event, inside the ops), in a few more
     # calls (op_gaps.json; replay --host-gaps measured).
     probe = fault_probe.FaultProbe.from_env(log)
     gap_calls = []
@@ -119,11 +119,13 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
             with fault_probe.timing(probe, os.path.join(out_dir, f".op_gaps.{k}.tsv.partial")) as records, \
                     WaitTimer() as waits:
                 _sync()
+                c0 = time.thread_time_ns()
                 t0 = time.perf_counter_ns()
                 step_fn()
                 _sync()
                 t1 = time.perf_counter_ns()
-            gap_calls.append((t0, t1, records, waits.waits))
+                c1 = time.thread_time_ns()
+            gap_calls.append((t0, t1, records, waits.waits, c0, c1))
 
     # 3. The profiled call: timing only, no ET observer. The page-fault probe counts each
     # operator's faults in this same call, so that the faults a replay reproduces are the ones

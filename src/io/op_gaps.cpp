@@ -35,6 +35,8 @@ OpGaps read_op_gaps(const std::string& path) {
     simdjson::dom::element tail;
     if (doc["tail_us"].get(tail) == simdjson::SUCCESS && !read_us(tail, out.tail_us))
         fail({path, -1, -1, "tail_us"}, "expected microseconds, 0 to an hour");
+    if (doc["tail_cpu_us"].get(tail) == simdjson::SUCCESS && !read_us(tail, out.tail_cpu_us))
+        fail({path, -1, -1, "tail_cpu_us"}, "expected microseconds, 0 to an hour");
     simdjson::dom::element cost;
     if (doc["probe_cost_per_event_us"].get(cost) == simdjson::SUCCESS && !cost.is_null() &&
         (!read_us(cost, out.probe_cost_per_event_us) || out.probe_cost_per_event_us > 1000))
@@ -45,12 +47,14 @@ OpGaps read_op_gaps(const std::string& path) {
         simdjson::dom::array row;
         uint64_t node = 0;
         OpGap g;
-        simdjson::dom::element gap, duration;
-        if (e.get_array().get(row) != simdjson::SUCCESS || row.size() != 3 ||
+        simdjson::dom::element gap, duration, cpu;
+        if (e.get_array().get(row) != simdjson::SUCCESS || (row.size() != 3 && row.size() != 4) ||
             row.at(0).get_uint64().get(node) != simdjson::SUCCESS || row.at(1).get(gap) != simdjson::SUCCESS ||
             row.at(2).get(duration) != simdjson::SUCCESS || !read_us(gap, g.gap_before_us) ||
-            !read_us(duration, g.duration_us))
-            fail({path, -1, -1, field}, "expected [node id, gap before us, duration us], times 0 to an hour");
+            !read_us(duration, g.duration_us) ||
+            (row.size() == 4 && (row.at(3).get(cpu) != simdjson::SUCCESS || !read_us(cpu, g.gap_cpu_us))))
+            fail({path, -1, -1, field},
+                 "expected [node id, gap before us, duration us(, gap CPU us)], times 0 to an hour");
         out.by_node[node] = g;
     }
     return out;

@@ -2,7 +2,8 @@
 // before each top-level operator (Python, autograd: from the previous
 // top-level op's end, or the call's start) and the op's duration, measured in
 // untraced calls of the step by the probe's timing mode, medians over the
-// calls; and the tail after the last op (python/mimic_record/fault_probe.py).
+// calls, with the CPU time of each gap where the recorder read the thread's
+// CPU clock; and the tail after the last op (python/mimic_record/fault_probe.py).
 // `mimic replay --host-gaps measured` spends these gaps between its ops.
 #pragma once
 
@@ -16,11 +17,15 @@ namespace mimic {
 struct OpGap {
     double gap_before_us = 0;
     double duration_us = 0;
+    // The thread's CPU time in the gap (host work; the rest it waited or was
+    // descheduled), or < 0 when the file does not give it.
+    double gap_cpu_us = -1;
 };
 
 struct OpGaps {
     std::unordered_map<uint64_t, OpGap> by_node;  // ET node id ->
     double tail_us = 0;
+    double tail_cpu_us = -1;  // < 0: not given
     // What the probe's timing mode added per operator event: a duration
     // carries it once for each op nested in it (0 when the file does not say).
     double probe_cost_per_event_us = 0;

@@ -59,14 +59,28 @@ HostGapModel measured_host_gaps(const Trace& trace, const std::vector<NodeIndex>
                                 const OpGaps& gaps) {
     HostGapModel m;
     m.measured = true;
-    double pending = gaps.tail_us;
+    // CPU times only when the file has them for every gap used.
+    bool cpu = gaps.tail_cpu_us >= 0;
+    double pending = gaps.tail_us, pending_cpu = std::max(0.0, gaps.tail_cpu_us);
     for (size_t k = 0; k < steps.size(); ++k) {
         auto it = gaps.by_node.find(trace.nodes[steps[k].value].id.value);
-        if (it != gaps.by_node.end()) pending += it->second.gap_before_us + (ran[k] ? 0.0 : it->second.duration_us);
+        if (it != gaps.by_node.end()) {
+            // An op that is not replayed was work on this thread: its time joins the next gap.
+            const double skipped = ran[k] ? 0.0 : it->second.duration_us;
+            pending += it->second.gap_before_us + skipped;
+            pending_cpu += std::max(0.0, it->second.gap_cpu_us) + skipped;
+            cpu = cpu && it->second.gap_cpu_us >= 0;
+        }
         if (!ran[k]) continue;
         m.gap_us.push_back(pending);
+        m.gap_cpu_us.push_back(std::min(pending_cpu, pending));
         m.recorded_total_us += pending;
-        pending = 0;
+        m.cpu_total_us += m.gap_cpu_us.back();
+        pending = pending_cpu = 0;
+    }
+    if (!cpu) {
+        m.gap_cpu_us.clear();
+        m.cpu_total_us = 0;
     }
     m.corrected_total_us = m.recorded_total_us;
     return m;

@@ -53,6 +53,14 @@ struct HostGapModel {
     double cpu_share = 0;
     // Set by measured_host_gaps: the gaps are the untraced calls' (op_gaps.json).
     bool measured = false;
+    // Set by measured_host_gaps when op_gaps.json gives each gap's CPU time:
+    // the host work in it, one per gap_us. The replay spins exactly that much
+    // CPU time per gap instead of gap x cpu_share: the original's waits
+    // (a collective the DDP reducer waits for inside backward(), which no
+    // Python-side timer sees) stay out of the gaps, and the replay's own
+    // collectives wait instead.
+    std::vector<double> gap_cpu_us;
+    double cpu_total_us = 0;
 };
 
 // Nodes of the subtree rooted at each node (the node included), by position.

@@ -61,6 +61,8 @@ std::string report_json(const ReplayReport& r) {
     w.field("recorded_gaps_ms", r.gaps.recorded_total_us / 1000.0).field("corrected_gaps_ms", r.gaps.corrected_total_us / 1000.0);
     w.field("from_untraced", r.gaps.from_untraced);
     w.field("measured", r.gaps.measured);
+    w.field("per_gap_cpu", !r.gaps.gap_cpu_us.empty());
+    if (!r.gaps.gap_cpu_us.empty()) w.field("cpu_gaps_ms", r.gaps.cpu_total_us / 1000.0);
     if (r.gaps.cpu_share > 0) w.field("cpu_share", r.gaps.cpu_share);
     if (r.gaps.from_untraced)
         w.field("untraced_ms", r.gaps.untraced_us / 1000.0)
@@ -127,7 +129,10 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                      r.coverage_time_pct ? fmt::format(", {:.2f}% of recorded time", *r.coverage_time_pct) : ""));
     line(fmt::format("  replay median {:.3f} ms per iteration (op time {:.3f} ms, host gaps {:.3f} ms)", r.median_ms,
                      r.op_time_sum_ms, r.gaps.corrected_total_us / 1000.0));
-    if (r.gaps.cpu_share > 0 && r.settings.host_gaps != "none")
+    if (!r.gaps.gap_cpu_us.empty() && r.settings.host_gaps != "none")
+        line(fmt::format("  host gaps spun as the CPU time the original's thread ran in each: {:.3f} ms of {:.3f} ms",
+                         r.gaps.cpu_total_us / 1000.0, r.gaps.corrected_total_us / 1000.0));
+    else if (r.gaps.cpu_share > 0 && r.settings.host_gaps != "none")
         line(fmt::format("  host gaps spun in CPU time at the original's CPU share {:.2f}", r.gaps.cpu_share));
     if (r.gaps.from_untraced)
         line(fmt::format("  host time from the untraced run: {:.3f} ms untraced - {:.3f} ms recorded op time "

@@ -156,9 +156,15 @@ SessionResult run_replay_session(const SessionOptions& o) {
             const std::string warning = calibrate_to_untraced(gaps, trace, ran, *meta->untraced_median_ms * 1000.0);
             if (!warning.empty()) std::fprintf(stderr, "mimic: warning: %s\n", warning.c_str());
         }
+        // Each gap's own CPU time where the recording measured it, else the
+        // gap at the untraced iteration's CPU share.
+        const bool per_gap_cpu = !gaps.gap_cpu_us.empty();
+        const std::vector<double>& spin = per_gap_cpu ? gaps.gap_cpu_us : gaps.gap_us;
         size_t k = 0;
-        for (const Step& s : replayer.steps()) gap_per_step.push_back(s.skipped ? 0.0 : gaps.gap_us[k++]);
-        if (meta && meta->untraced_cpu_share && *meta->untraced_cpu_share > 0) {
+        for (const Step& s : replayer.steps()) gap_per_step.push_back(s.skipped ? 0.0 : spin[k++]);
+        if (per_gap_cpu) {
+            replayer.set_gap_cpu_share(1.0);
+        } else if (meta && meta->untraced_cpu_share && *meta->untraced_cpu_share > 0) {
             gaps.cpu_share = *meta->untraced_cpu_share;
             replayer.set_gap_cpu_share(gaps.cpu_share);
         }

@@ -21,6 +21,16 @@ TEST(OpGaps, ReadsEachOpsGapAndDurationAndTheTail) {
     EXPECT_DOUBLE_EQ(g.by_node.at(9).duration_us, 2.5);
     EXPECT_DOUBLE_EQ(g.tail_us, 12.5);
     EXPECT_DOUBLE_EQ(g.probe_cost_per_event_us, 0);  // not given: nothing to correct
+    EXPECT_LT(g.by_node.at(4).gap_cpu_us, 0);          // no CPU times in this file
+    EXPECT_LT(g.tail_cpu_us, 0);
+}
+
+TEST(OpGaps, ReadsTheCpuTimeOfEachGap) {
+    const std::string path = testing::scratch_file("op_gaps_cpu", "op_gaps.json",
+                                                   R"({"tail_us": 9, "tail_cpu_us": 4.5, "gaps": [[4, 30, 100, 12.25]]})");
+    const OpGaps g = read_op_gaps(path);
+    EXPECT_DOUBLE_EQ(g.by_node.at(4).gap_cpu_us, 12.25);
+    EXPECT_DOUBLE_EQ(g.tail_cpu_us, 4.5);
 }
 
 TEST(OpGaps, ReadsTheProbesCostPerEvent) {
@@ -53,6 +63,9 @@ TEST(OpGaps, BadFilesNameTheFieldThatIsWrong) {
         {R"({"gaps": [[1, 2, 1e12]]})", "gaps[0]"},
         {R"({"gaps": [["a", 2, 3]]})", "gaps[0]"},
         {R"({"gaps": [], "tail_us": -1})", "tail_us"},
+        {R"({"gaps": [], "tail_cpu_us": "x"})", "tail_cpu_us"},
+        {R"({"gaps": [[1, 2, 3, -4]]})", "gaps[0]"},
+        {R"({"gaps": [[1, 2, 3, 4, 5]]})", "gaps[0]"},
         {R"({"gaps": [], "probe_cost_per_event_us": 5000})", "probe_cost_per_event_us"},
         {R"({"gaps": [], "probe_cost_per_event_us": "x"})", "probe_cost_per_event_us"},
     };

@@ -33,6 +33,12 @@ ET = {"nodes": [
 ]}
 
 
+def timed(thread, name, start_ns, end_ns, cpu=(0, 0), read=0):
+    """A timing-mode probe record: thread, faults, name, layouts, start, end, CPU clock at start
+    and end, wall time of the CPU-clock reads."""
+    return (thread, 0, name, "", start_ns, end_ns, cpu[0], cpu[1], read)
+
+
 class FaultProbePairing(unittest.TestCase):
     def test_top_level_ops_skip_children_of_operators_not_of_labels(self):
         self.assertEqual([n["id"] for n in et_top_level_ops(ET)], [3, 7, 8, 9])
@@ -61,25 +67,38 @@ class FaultProbePairing(unittest.TestCase):
     def test_gaps_are_medians_over_the_calls_from_the_previous_ops_end(self):
         def call(t0, shift):
             # linear [10, 40), mm [50 + shift, 60 + shift), sum [61 + shift, 70 + shift) us; the call ends at 100.
-            recs = [(77, 0, "aten::linear", "", 10_000, 40_000),
-                    (77, 0, "aten::mm", "", (50 + shift) * 1000, (60 + shift) * 1000),
-                    (77, 0, "aten::sum", "", (61 + shift) * 1000, (70 + shift) * 1000),
-                    (88, 0, "aten::add_", "", 0, 5_000)]
+            recs = [timed(77, "aten::linear", 10_000, 40_000),
+                    timed(77, "aten::mm", (50 + shift) * 1000, (60 + shift) * 1000),
+                    timed(77, "aten::sum", (61 + shift) * 1000, (70 + shift) * 1000),
+                    timed(88, "aten::add_", 0, 5_000)]
             return (t0, 100_000, recs, [])
         doc = pair_gaps_with_et(ET, [call(0, 0), call(0, 10), call(0, 2)])
         self.assertEqual(doc["calls"], 3)
         self.assertEqual(doc["gaps"], [[3, 10.0, 30.0], [7, 12.0, 10.0], [8, 1.0, 9.0]])
         self.assertEqual(doc["tail_us"], 28.0)
+        self.assertNotIn("tail_cpu_us", doc)  # calls without the CPU clock: no CPU times
 
     def test_time_blocked_on_collectives_comes_off_the_gaps_it_falls_in(self):
-        recs = [(77, 0, "aten::linear", "", 10_000, 40_000), (77, 0, "aten::mm", "", 50_000, 60_000),
-                (77, 0, "aten::sum", "", 61_000, 70_000)]
+        recs = [timed(77, "aten::linear", 10_000, 40_000), timed(77, "aten::mm", 50_000, 60_000),
+                timed(77, "aten::sum", 61_000, 70_000)]
         # Waits: 6 us inside the gap before mm, one straddling sum's start (half in the gap), one after.
         waits = [(42_000, 48_000), (60_500, 61_500), (80_000, 90_000)]
         doc = pair_gaps_with_et(ET, [(0, 100_000, recs, waits)])
         self.assertEqual(doc["gaps"], [[3, 10.0, 30.0], [7, 4.0, 10.0], [8, 0.5, 9.0]])
         self.assertEqual(doc["tail_us"], 20.0)
         self.assertEqual(doc["collective_wait_ms"], [0.017])
+
+    def test_a_gaps_cpu_time_is_the_host_work_in_it_without_the_clock_reads(self):
+        # The thread ran 8 of the 10 us before mm (it waited 2 us for something Python cannot see),
+        # all of the 1 us before sum; each op's two CPU-clock reads took 0.4 us of wall time.
+        recs = [timed(77, "aten::linear", 10_000, 40_000, cpu=(5_000, 35_000), read=400),
+                timed(77, "aten::mm", 50_000, 60_000, cpu=(43_100, 53_100), read=400),
+                timed(77, "aten::sum", 61_000, 70_000, cpu=(54_200, 63_200), read=400)]
+        doc = pair_gaps_with_et(ET, [(0, 100_000, recs, [], 0, 80_000)])
+        # Wall gaps lose half of each neighbouring op's reads (0.2 + 0.2 us), CPU gaps half of that.
+        self.assertEqual(doc["gaps"], [[3, 9.8, 30.0, 4.9], [7, 9.6, 10.0, 7.9], [8, 0.6, 9.0, 0.6]])
+        self.assertEqual(doc["tail_us"], 29.8)
+        self.assertEqual(doc["tail_cpu_us"], 16.7)
 
     def test_a_parent_cycle_does_not_hang(self):
         et = {"nodes": [node(1, "aten::a", 2, schema=False), node(2, "aten::b", 1)]}
@@ -89,9 +108,11 @@ class FaultProbePairing(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "p.tsv")
             with open(path, "w") as f:
-                f.write("12\t3\t0\t0\t2,3|3,1|0\taten::mm\n12\t0\t500\t900\t\taten::name\twith tab\n")
+                f.write("12\t3\t0\t0\t0\t0\t0\t2,3|3,1|0\taten::mm\n"
+                        "12\t0\t500\t900\t450\t850\t70\t\taten::name\twith tab\n")
             self.assertEqual(read_probe_tsv(path),
-                             [(12, 3, "aten::mm", "2,3|3,1|0", 0, 0), (12, 0, "aten::name\twith tab", "", 500, 900)])
+                             [(12, 3, "aten::mm", "2,3|3,1|0", 0, 0, 0, 0, 0),
+                              (12, 0, "aten::name\twith tab", "", 500, 900, 450, 850, 70)])
 
 
 class ProbeLoading(unittest.TestCase):

@@ -72,6 +72,28 @@ TEST(HostGaps, MeasuredGapsAreTheUntracedCallsWithSkippedOpsFoldedIntoTheNext) {
     g.by_node.erase(id(2));
     m = measured_host_gaps(t.trace, t.ops, {true, true, true}, g);
     EXPECT_EQ(m.gap_us, (std::vector<double>{18, 20, 0}));
+    EXPECT_TRUE(m.gap_cpu_us.empty());  // the file gives no CPU times
+}
+
+TEST(HostGaps, MeasuredGapsCarryTheirCpuTimeWhenEveryGapHasOne) {
+    ThreeOps t;
+    OpGaps g;
+    g.tail_us = 7;
+    g.tail_cpu_us = 6;
+    const auto id = [&](int k) { return t.trace.nodes[t.ops[size_t(k)].value].id.value; };
+    g.by_node[id(0)] = {11, 100, 4};
+    g.by_node[id(1)] = {20, 30, 2};  // 18 of its 20 us the thread waited
+    g.by_node[id(2)] = {5, 100, 5};
+    HostGapModel m = measured_host_gaps(t.trace, t.ops, {true, true, true}, g);
+    EXPECT_EQ(m.gap_cpu_us, (std::vector<double>{10, 2, 5}));
+    EXPECT_DOUBLE_EQ(m.cpu_total_us, 17);
+    // A skipped op's duration is work: it joins both the wall and the CPU time of the next gap.
+    m = measured_host_gaps(t.trace, t.ops, {true, false, true}, g);
+    EXPECT_EQ(m.gap_us, (std::vector<double>{18, 55}));
+    EXPECT_EQ(m.gap_cpu_us, (std::vector<double>{10, 37}));
+    // One gap without its CPU time: none are used.
+    g.by_node[id(1)].gap_cpu_us = -1;
+    EXPECT_TRUE(measured_host_gaps(t.trace, t.ops, {true, true, true}, g).gap_cpu_us.empty());
 }
 
 TEST(HostGaps, TheFaultProbesCostComesOffEveryTopLevelOpOnce) {
