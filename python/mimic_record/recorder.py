@@ -110,8 +110,8 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
     settle = dist.is_available() and dist.is_initialized()
 
     # 2b. The host time between operators, as the untraced calls pay it: the probe's timing mode
-    # takes each top-level op's start and end and the thread CPU clock (~0.16 us per nested event, inside the ops), in a few more
-    # calls (op_gaps.json; replay --host-gaps measured).
+    # takes each top-level op's start and end and the thread's CPU clock (~0.16 us per nested
+    # event, inside the ops), in a few more calls (op_gaps.json; replay --host-gaps measured).
     probe = fault_probe.FaultProbe.from_env(log)
     gap_calls = []
     if probe:
