@@ -59,6 +59,16 @@ std::vector<int64_t> fit_fresh_pages(Replayer& replayer, const std::vector<int64
     return best;
 }
 
+// True when every rank passes `yes`: each publishes its answer under
+// `key`/<rank> in the rendezvous store and reads the others'.
+bool every_rank_says(ProcessGroups& groups, const std::string& key, bool yes) {
+    const DistOptions& d = groups.options();
+    groups.publish(key + "/" + std::to_string(d.rank), yes ? "1" : "0");
+    bool all = true;
+    for (int r = 0; r < d.world_size; ++r) all = groups.read_peer(key + "/" + std::to_string(r), r) == "1" && all;
+    return all;
+}
+
 }  // namespace
 
 SessionResult run_replay_session(const SessionOptions& o) {
@@ -178,6 +188,13 @@ SessionResult run_replay_session(const SessionOptions& o) {
     // they get the same spread over the ops, scaled to the untraced rate.
     std::optional<OpFaults> op_faults;
     if (o.page_faults == "recorded") op_faults = read_op_faults_beside(input.meta_path);
+    // Fitting runs iterations, and so collectives: the ranks fit all or none.
+    if (groups && !every_rank_says(*groups, "mimic/fresh_pages", op_faults.has_value())) {
+        if (op_faults)
+            std::fprintf(stderr, "mimic: warning: rank %d: another rank's recording has no op_faults.json; "
+                                 "no rank gets fresh pages\n", o.dist->rank);
+        op_faults.reset();
+    }
     std::vector<int64_t> fresh_profiled, fresh_untraced;
     if (op_faults) {
         std::vector<int64_t> target(replayer.steps().size(), -1);
@@ -188,13 +205,16 @@ SessionResult run_replay_session(const SessionOptions& o) {
         }
         replayer.run_iteration(gap_per_step);
         fresh_profiled = fit_fresh_pages(replayer, target);
-        fresh_untraced = fresh_profiled;
+        // Fitted again for the untraced rate even when there is nothing to
+        // scale: every iteration runs the collectives, and all ranks must run
+        // as many (a rank whose original took no fault skipping this fit
+        // left its peers waiting in a collective it never issued).
         if (meta && meta->untraced_page_faults_per_iter && op_faults->total > 0) {
             const double scale = *meta->untraced_page_faults_per_iter / double(op_faults->total);
             for (int64_t& t : target)
                 if (t >= 0) t = std::llround(double(t) * scale);
-            fresh_untraced = fit_fresh_pages(replayer, target);
         }
+        fresh_untraced = fit_fresh_pages(replayer, target);
         replayer.set_fresh_pages(fresh_untraced);
     }
 

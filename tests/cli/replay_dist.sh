@@ -58,6 +58,28 @@ PY
         grep -q "collective coverage 100.0%" "$dir.txt"
     done
 done
+
+# Ranks whose recordings differ in page faults must still run the same iterations (fitting the
+# fresh pages runs iterations, and so collectives): rank 0's original faulted in its first
+# top-level op, rank 1's never; then rank 1 has no op_faults.json at all. Either hung before.
+dir="$work/ddp_mlp2"
+"$python" - "$dir" <<'PY'
+import gzip, json, sys
+d = sys.argv[1]
+et = json.load(gzip.open(f"{d}/rank0/et.json.gz", "rt"))
+first = next(n["id"] for n in et["nodes"] if n.get("op_schema") and n["name"].startswith("aten::"))
+json.dump({"faults": [[first, 40]]}, open(f"{d}/rank0/op_faults.json", "w"))
+json.dump({"faults": []}, open(f"{d}/rank1/op_faults.json", "w"))
+PY
+timeout 300 "$mimic" replay "$dir" --warmup 1 --iters 2 --timeout-s 60 --json "$work/faults_differ.json" > /dev/null
+"$python" -c "import json,sys; d=json.load(open(sys.argv[1])); assert [r['page_faults_mode'] for r in d['ranks']] == ['recorded'] * 2, d['ranks']" \
+    "$work/faults_differ.json"
+rm "$dir/rank1/op_faults.json"
+timeout 300 "$mimic" replay "$dir" --warmup 1 --iters 2 --timeout-s 60 --json "$work/faults_missing.json" 2> "$work/faults_missing.err" > /dev/null
+grep -q "another rank's recording has no op_faults.json" "$work/faults_missing.err"
+"$python" -c "import json,sys; d=json.load(open(sys.argv[1])); assert [r['page_faults_mode'] for r in d['ranks']] == ['none'] * 2, d['ranks']" \
+    "$work/faults_missing.json"
+
 # GPU traces (PyTorch 2.x with NCCL, and schema 1.0.2) replayed on CPU over Gloo, two ranks each
 # replaying the one recorded rank. resnet_et's first iteration: 2 broadcasts (53120 floats, 53
 # longs) then DDP's 5 bucket all-reduces; only the collectives are replayed (--include) to keep
