@@ -16,6 +16,7 @@ import importlib
 import json
 import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -28,14 +29,17 @@ WORKLOADS = ["mlp", "transformer", "dlrm", "cnn"]
 MODES = os.environ.get("MODES", "recorded:recorded untraced:recorded none:recorded none:none").split()
 
 
-def python_times_ms(step, iters):
+def python_times_ms(step, iters, faults):
+    """Times of `iters` calls; appends their minor page faults per call to `faults`."""
     for _ in range(3):
         step()
     times = []
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     for _ in range(iters):
         t0 = time.perf_counter_ns()
         step()
         times.append((time.perf_counter_ns() - t0) / 1e6)
+    faults.append((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / iters)
     return times
 
 
@@ -58,14 +62,19 @@ def main():
             print(f"{w}: no recording in {rec}, skipped")
             continue
         step = importlib.import_module("mimic_record.workloads." + w).build()
-        orig, rep = [], {m: [] for m in MODES}
+        orig, faults, rep = [], [], {m: [] for m in MODES}
         for _ in range(rounds):
-            orig += python_times_ms(step, iters)
+            orig += python_times_ms(step, iters, faults)
             for mode in rep:
                 rep[mode] += replay_times_ms(mimic, rec, mode, iters)
         # Median: typical time under the machine's load; min: the least disturbed
         # iteration, the better estimate of each side's own cost when others compete.
-        row = {"original_median_ms": round(statistics.median(orig), 3), "original_min_ms": round(min(orig), 3)}
+        # Page faults cost time on CPU, and this process's allocator state is not the recording's:
+        # the original's faults here next to the recording's (meta.json).
+        recorded_faults = json.load(open(os.path.join(rec, "meta.json"))).get("untraced_page_faults_per_iter")
+        row = {"original_median_ms": round(statistics.median(orig), 3), "original_min_ms": round(min(orig), 3),
+               "original_page_faults_per_iter": round(statistics.median(faults), 1),
+               "recording_page_faults_per_iter": recorded_faults}
         for mode, v in rep.items():
             row[mode] = {"replay_median_ms": round(statistics.median(v), 3), "replay_min_ms": round(min(v), 3),
                          "error_median_pct": round((statistics.median(v) / statistics.median(orig) - 1) * 100, 2),

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""Per-operator fidelity of replay, on fresh recordings replayed right after they are made.
+"""Replay accuracy, end to end and per operator, on fresh recordings replayed right after they are made.
 
-An op's reference times come from one recording: its profiled iteration (profile.json) and its
-untraced calls timed per op (op_gaps.json). This machine's speed drifts by tens of percent over
-minutes, so a recording replayed later is compared with a different machine. Each round here
-records every built-in workload afresh (`mimic record`) and replays it at once (`mimic replay
---json -`), for each --page-faults mode in MODES (environment; default "recorded").
+A replay is judged against its recording: the untraced iteration time in meta.json, the profiled
+iteration (profile.json) and the untraced calls timed per op (op_gaps.json). This machine's speed
+drifts by tens of percent over minutes, and a process's allocator state (its page faults, which
+cost time on CPU) differs from another's: re-running the original in another process, as
+replay_back_to_back.py does, compares the replay with a different original (dlrm: 0 faults per
+iteration there, 365 in the recording the replay reproduces). So each round here records every
+built-in workload afresh (`mimic record`) and replays it at once (`mimic replay --json -`), for
+each --host-gaps:--page-faults mode in MODES (environment; default "measured:recorded").
 
 Printed per workload and mode, over the rounds:
+- e2e: the replay's median iteration against the recording's untraced median, median over rounds;
 - per_op_geo: the replay report's geometric-mean per-op error (over op names, each name's total
   time), median over rounds; against the profile and against the untraced op times;
 - systematic: for each op name, the median over rounds of its signed log error, then the
@@ -15,7 +19,7 @@ Printed per workload and mode, over the rounds:
   is taken out;
 - weighted: the time-weighted per-op error, median over rounds.
 
-  bench/replay_per_op.py MIMIC [ROUNDS=3] [ITERS=15] [OUT_DIR=/tmp/mimic-per-op]
+  bench/replay_accuracy.py MIMIC [ROUNDS=3] [ITERS=15] [OUT_DIR=/tmp/mimic-accuracy]
 The recordings and each replay's report stay in OUT_DIR/round<N>/; VERBOSE=1 lists each
 workload's op names with the largest systematic errors.
 """
@@ -28,7 +32,7 @@ import subprocess
 import sys
 
 WORKLOADS = os.environ.get("WORKLOADS", "mlp transformer dlrm cnn").split()
-MODES = os.environ.get("MODES", "recorded").split()
+MODES = os.environ.get("MODES", "measured:recorded").split()
 REFERENCES = [("profile", "profile_us", "per_op_error_geomean_pct", "per_op_error_weighted_pct"),
               ("untraced", "untraced_us", "per_op_error_geomean_untraced_pct", "per_op_error_weighted_untraced_pct")]
 
@@ -38,8 +42,9 @@ def record(mimic, workload, out):
 
 
 def replay(mimic, rec, mode, iters):
-    out = subprocess.run([mimic, "replay", rec, "--page-faults", mode, "--warmup", "2", "--iters", str(iters),
-                          "--json", "-"], check=True, capture_output=True, text=True).stdout
+    gaps, faults = mode.split(":")
+    out = subprocess.run([mimic, "replay", rec, "--host-gaps", gaps, "--page-faults", faults, "--warmup", "2",
+                          "--iters", str(iters), "--json", "-"], check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
 
@@ -58,7 +63,7 @@ def main():
     mimic = sys.argv[1]
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     iters = int(sys.argv[3]) if len(sys.argv) > 3 else 15
-    out_dir = sys.argv[4] if len(sys.argv) > 4 else "/tmp/mimic-per-op"
+    out_dir = sys.argv[4] if len(sys.argv) > 4 else "/tmp/mimic-accuracy"
     reports = collections.defaultdict(list)  # (workload, mode) -> [report per round]
     for r in range(rounds):
         for w in WORKLOADS:
@@ -66,13 +71,14 @@ def main():
             record(mimic, w, rec)
             for m in MODES:
                 rep = replay(mimic, rec, m, iters)
-                with open(os.path.join(out_dir, f"round{r}", f"replay_{w}_{m}.json"), "w") as f:
+                with open(os.path.join(out_dir, f"round{r}", f"replay_{w}_{m.replace(':', '_')}.json"), "w") as f:
                     json.dump(rep, f)
                 reports[(w, m)].append(rep)
             print(f"round {r + 1}/{rounds}: {w} recorded and replayed", file=sys.stderr)
 
-    print(f"{'workload':12} {'mode':9} {'reference':9} {'per_op_geo_pct':>14} {'systematic_pct':>14} "
+    print(f"{'workload':12} {'mode':18} {'reference':9} {'per_op_geo_pct':>14} {'systematic_pct':>14} "
           f"{'weighted_pct':>12} {'e2e_pct':>8}")
+    e2e_by_mode = collections.defaultdict(list)
     summary = collections.defaultdict(list)
     for (w, m), rs in reports.items():
         for ref, key, geo_key, weighted_key in REFERENCES:
@@ -88,12 +94,20 @@ def main():
             geo = median_or_nan(rep.get(geo_key) for rep in rs)
             weighted = median_or_nan(rep.get(weighted_key) for rep in rs)
             e2e = median_or_nan(rep.get("error_pct") for rep in rs)
-            print(f"{w:12} {m:9} {ref:9} {geo:14.1f} {systematic:14.1f} {weighted:12.1f} {e2e:+8.1f}")
+            print(f"{w:12} {m:18} {ref:9} {geo:14.1f} {systematic:14.1f} {weighted:12.1f} {e2e:+8.1f}")
             summary[(m, ref)].append((geo, systematic))
+        e2e_by_mode[m].append(e2e)
     for (m, ref), values in summary.items():
         geo = math.exp(statistics.mean(math.log(max(g, 0.01)) for g, _ in values))
         sys_ = math.exp(statistics.mean(math.log(max(s, 0.01)) for _, s in values))
-        print(f"geometric mean over workloads, {m:9} vs {ref:9}: per-op {geo:.1f}%, systematic {sys_:.1f}%")
+        print(f"geometric mean over workloads, {m:18} vs {ref:9}: per-op {geo:.1f}%, systematic {sys_:.1f}%")
+    for m, errors in e2e_by_mode.items():
+        g = math.exp(statistics.mean(math.log(max(abs(e), 0.01)) for e in errors))
+        # The geometric mean of |error| is the issue's measure; an error near 0 pulls it down
+        # (each is taken as at least 0.01%), so the plain mean and the worst are printed too.
+        print(f"over workloads, {m:18}: end-to-end |error| geometric mean {g:.1f}%, mean "
+              f"{statistics.mean(abs(e) for e in errors):.1f}%, worst {max(abs(e) for e in errors):.1f}% "
+              f"({', '.join(f'{e:+.1f}' for e in errors)})")
 
 
 if __name__ == "__main__":
