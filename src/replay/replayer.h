@@ -59,7 +59,7 @@ public:
     // time (see host_gaps.h); 0: in wall time.
     void set_gap_cpu_share(double share) { gap_cpu_share_ = share; }
     // `passes` iterations timing each op's call; op_us() gets each op's median.
-    void time_ops(int passes = 3);
+    void time_ops(int passes = 5);
     // One iteration counting the minor page faults of each step.
     std::vector<int64_t> step_page_faults();
     // Fresh pages each step may allocate on (one count per step; see
