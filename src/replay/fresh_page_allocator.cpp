@@ -2,9 +2,11 @@
 
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/impl/alloc_cpu.h>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <limits>
 #include <mutex>
 #include <unordered_map>
 
@@ -56,6 +58,12 @@ void release(void* p) {
 
 FreshPageAllocator::FreshPageAllocator() : previous_(c10::GetCPUAllocator()) {
     mappings().previous_raw_deleter = previous_->raw_deleter();
+}
+
+void keep_heap_pages() {
+    constexpr int kMaxMmapThreshold = 32 << 20;  // glibc's DEFAULT_MMAP_THRESHOLD_MAX on 64-bit
+    mallopt(M_MMAP_THRESHOLD, kMaxMmapThreshold);
+    mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
 }
 
 FreshPageAllocator& FreshPageAllocator::install() {

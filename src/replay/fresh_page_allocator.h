@@ -19,6 +19,16 @@
 
 namespace mimic::replay {
 
+// Makes glibc keep the heap's pages: allocations up to 32 MiB (its limit)
+// come from the heap instead of a mapping of their own, and freed memory is
+// not given back. The replay's own page faults then stop after its first
+// iterations, and the fresh pages it is given are the faults it takes. With
+// glibc's sliding mmap threshold they were not stable: a cnn replay took 900
+// faults per iteration in one run and 3,440 in another minutes later, and
+// its time moved by 20% with them. Called once the original's faults are to
+// be reproduced (--page-faults recorded).
+void keep_heap_pages();
+
 class FreshPageAllocator final : public c10::Allocator {
 public:
     // Installs the one instance as libtorch's CPU allocator (once) and returns it.

@@ -16,6 +16,7 @@
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
 #include "replay/collective_check.h"
+#include "replay/fresh_page_allocator.h"
 #include "replay/host_gaps.h"
 #include "replay/recording_meta.h"
 #include "replay/replay_recording.h"
@@ -197,6 +198,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
     }
     std::vector<int64_t> fresh_profiled, fresh_untraced;
     if (op_faults) {
+        keep_heap_pages();
         std::vector<int64_t> target(replayer.steps().size(), -1);
         for (size_t s = 0; s < target.size(); ++s) {
             const Step& step = replayer.steps()[s];
