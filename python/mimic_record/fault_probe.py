@@ -212,7 +212,8 @@ def pair_gaps_with_et(et_doc, calls, cost_per_event_us=None):
     call_cpu_end_ns])]: per paired ET op, the host time before it (from the previous top-level op's
     end, or the call's start, less the time blocked on collectives in between: `waits`, see
     collectives.WaitTimer), its duration, and, when the calls give the thread's CPU clock, the CPU
-    time of that host time; medians over the calls; and the tail after the last op. The probe's
+    time of that host time and the op's page faults (since the previous op ended, as the probe
+    counts them); medians over the calls; and the tail after the last op. The probe's
     reads of the CPU clock (`clock_read_ns`, half in the gap before an op, half in the one after)
     come off the gaps. `cost_per_event_us`: what the timing mode adds per operator event
     (calibrate.py), which each duration carries once per nested op."""
@@ -236,7 +237,7 @@ def pair_gaps_with_et(et_doc, calls, cost_per_event_us=None):
             reads = (prev_read + op[8]) / 2
             gap = max(0, op[4] - prev_end - reads - _overlap_ns(prev_end, op[4], waits)) / 1e3
             gap_cpu = min(gap, max(0, op[6] - prev_cpu - reads / 2) / 1e3)
-            per_node.setdefault(et_ops[i]["id"], []).append((gap, (op[5] - op[4]) / 1e3, gap_cpu))
+            per_node.setdefault(et_ops[i]["id"], []).append((gap, (op[5] - op[4]) / 1e3, gap_cpu, op[1]))
     order = [n["id"] for n in _main_sequence(et_top_level_ops(et_doc), key=lambda n: n.get("tid"))]
 
     def row(i):
@@ -244,6 +245,7 @@ def pair_gaps_with_et(et_doc, calls, cost_per_event_us=None):
         r = [i, round(statistics.median(s[0] for s in samples), 3), round(statistics.median(s[1] for s in samples), 3)]
         if with_cpu:
             r.append(round(statistics.median(s[2] for s in samples), 3))
+            r.append(int(statistics.median_low(s[3] for s in samples)))
         return r
     gaps = [row(i) for i in order if i in per_node]
     doc = {

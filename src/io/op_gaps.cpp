@@ -48,16 +48,25 @@ OpGaps read_op_gaps(const std::string& path) {
         uint64_t node = 0;
         OpGap g;
         simdjson::dom::element gap, duration, cpu;
-        if (e.get_array().get(row) != simdjson::SUCCESS || (row.size() != 3 && row.size() != 4) ||
+        if (e.get_array().get(row) != simdjson::SUCCESS || row.size() < 3 || row.size() > 5 ||
             row.at(0).get_uint64().get(node) != simdjson::SUCCESS || row.at(1).get(gap) != simdjson::SUCCESS ||
             row.at(2).get(duration) != simdjson::SUCCESS || !read_us(gap, g.gap_before_us) ||
             !read_us(duration, g.duration_us) ||
-            (row.size() == 4 && (row.at(3).get(cpu) != simdjson::SUCCESS || !read_us(cpu, g.gap_cpu_us))))
+            (row.size() >= 4 && (row.at(3).get(cpu) != simdjson::SUCCESS || !read_us(cpu, g.gap_cpu_us))) ||
+            (row.size() == 5 && (row.at(4).get_int64().get(g.faults) != simdjson::SUCCESS || g.faults < 0 ||
+                                 g.faults > (int64_t(1) << 40))))
             fail({path, -1, -1, field},
-                 "expected [node id, gap before us, duration us(, gap CPU us)], times 0 to an hour");
+                 "expected [node id, gap before us, duration us(, gap CPU us(, page faults))], times 0 to an hour");
         out.by_node[node] = g;
     }
     return out;
+}
+
+bool OpGaps::has_faults() const {
+    if (by_node.empty()) return false;
+    for (const auto& [node, g] : by_node)
+        if (g.faults < 0) return false;
+    return true;
 }
 
 std::optional<OpGaps> read_op_gaps_beside(const std::string& meta_path) {

@@ -20,10 +20,14 @@ struct OpGap {
     // The thread's CPU time in the gap (host work; the rest it waited or was
     // descheduled), or < 0 when the file does not give it.
     double gap_cpu_us = -1;
+    // The op's page faults in the untraced calls (since the previous op
+    // ended, as op_faults.json counts the profiled call's), or < 0.
+    int64_t faults = -1;
 };
 
 struct OpGaps {
     std::unordered_map<uint64_t, OpGap> by_node;  // ET node id ->
+    bool has_faults() const;  // every op says its faults
     double tail_us = 0;
     double tail_cpu_us = -1;  // < 0: not given
     // What the probe's timing mode added per operator event: a duration

@@ -29,7 +29,9 @@
 // top-level op starts and ends: a gap's CPU time is the host work in it, the
 // rest of its wall time the thread waited (a collective the DDP reducer
 // waits for inside backward(), the GIL) or was descheduled. Those reads are
-// syscalls; their wall time is noted so that the gaps can leave it out.
+// syscalls; their wall time is noted so that the gaps can leave it out. With
+// them it counts each op's page faults, as in the profiled call, for the
+// untraced iterations' own distribution of them.
 #include <ATen/core/ivalue.h>
 #include <ATen/record_function.h>
 #include <sys/resource.h>
@@ -181,6 +183,13 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
         Record r{this_thread_key(), std::move(t.name), 0, {}, t.start_ns, now_ns()};
         r.cpu_start_ns = t.cpu_start_ns;
         r.cpu_end_ns = thread_cpu_ns();
+        // The op's faults, as in counting mode (since the previous top-level
+        // op ended), read with the clocks, outside the op and the gaps.
+        const int64_t faults = minor_faults();
+        if (!t.counting) t.last = faults;
+        t.counting = true;
+        r.faults = faults - t.last;
+        t.last = faults;
         r.clock_read_ns = t.start_read_ns + (now_ns() - r.end_ns);
         std::lock_guard<std::mutex> lock(s.mutex);
         s.records.push_back(std::move(r));
@@ -212,7 +221,8 @@ int mimic_fault_probe_start() {
     return 0;
 }
 
-// Starts timing mode: each top-level operator's start and end time only.
+// Starts timing mode: each top-level operator's start and end time, the thread's
+// CPU clock at both, and its page faults.
 // Returns 0, or -1 when the probe already runs.
 int mimic_fault_probe_start_timing() {
     ProbeState& s = state();
@@ -221,6 +231,8 @@ int mimic_fault_probe_start_timing() {
     s.records.clear();
     s.timing = true;
     t_state = ThreadState{};
+    t_state.counting = true;  // the calling thread counts faults from here
+    t_state.last = minor_faults();
     s.handle = at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end).scopes({at::RecordScope::FUNCTION}));
     return 0;
 }

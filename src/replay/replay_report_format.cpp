@@ -163,7 +163,7 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                                            *r.original_page_faults_per_iter)
                              : std::string()));
     if (r.fresh_pages_per_iter)
-        line(fmt::format("  fresh pages given to ops: {} per timed iteration (scaled to the untraced fault rate), "
+        line(fmt::format("  fresh pages given to ops: {} per timed iteration (for the untraced iterations' faults), "
                          "{} in the per-op pass (for the {} faults of the profiled iteration's ops)",
                          *r.fresh_pages_per_iter, r.fresh_pages_per_op_pass.value_or(0),
                          r.original_op_page_faults.value_or(0)));

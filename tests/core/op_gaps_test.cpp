@@ -31,6 +31,16 @@ TEST(OpGaps, ReadsTheCpuTimeOfEachGap) {
     const OpGaps g = read_op_gaps(path);
     EXPECT_DOUBLE_EQ(g.by_node.at(4).gap_cpu_us, 12.25);
     EXPECT_DOUBLE_EQ(g.tail_cpu_us, 4.5);
+    EXPECT_FALSE(g.has_faults());
+}
+
+TEST(OpGaps, ReadsEachOpsPageFaults) {
+    const std::string path = testing::scratch_file("op_gaps_faults", "op_gaps.json",
+                                                   R"({"gaps": [[4, 30, 100, 12, 7], [5, 1, 2, 1, 0]]})");
+    const OpGaps g = read_op_gaps(path);
+    EXPECT_EQ(g.by_node.at(4).faults, 7);
+    EXPECT_EQ(g.by_node.at(5).faults, 0);
+    EXPECT_TRUE(g.has_faults());
 }
 
 TEST(OpGaps, ReadsTheProbesCostPerEvent) {
@@ -65,7 +75,9 @@ TEST(OpGaps, BadFilesNameTheFieldThatIsWrong) {
         {R"({"gaps": [], "tail_us": -1})", "tail_us"},
         {R"({"gaps": [], "tail_cpu_us": "x"})", "tail_cpu_us"},
         {R"({"gaps": [[1, 2, 3, -4]]})", "gaps[0]"},
-        {R"({"gaps": [[1, 2, 3, 4, 5]]})", "gaps[0]"},
+        {R"({"gaps": [[1, 2, 3, 4, 5, 6]]})", "gaps[0]"},
+        {R"({"gaps": [[1, 2, 3, 4, -5]]})", "gaps[0]"},
+        {R"({"gaps": [[1, 2, 3, 4, 1.5]]})", "gaps[0]"},
         {R"({"gaps": [], "probe_cost_per_event_us": 5000})", "probe_cost_per_event_us"},
         {R"({"gaps": [], "probe_cost_per_event_us": "x"})", "probe_cost_per_event_us"},
     };

@@ -65,9 +65,11 @@ def check_op_gaps(d, meta, et):
     host_ms = (sum(g for _, g, *_ in doc["gaps"]) + doc["tail_us"]) / 1000
     ops_ms = sum(t for _, _, t, *_ in doc["gaps"]) / 1000
     _require(host_ms + ops_ms <= 1.5 * max(doc["call_ms"]), "op_gaps.json times exceed the calls they were taken in")
-    # Each gap's CPU time: the thread's host work in it, never more than the gap.
-    _require(all(len(r) == 4 and 0 <= r[3] <= r[1] for r in doc["gaps"]) and 0 <= doc["tail_cpu_us"] <= doc["tail_us"],
-             "op_gaps.json lacks a gap's CPU time or gives more CPU than wall time")
+    # Each gap's CPU time (the thread's host work in it, never more than the gap) and each op's
+    # page faults.
+    _require(all(len(r) == 5 and 0 <= r[3] <= r[1] and r[4] >= 0 for r in doc["gaps"])
+             and 0 <= doc["tail_cpu_us"] <= doc["tail_us"],
+             "op_gaps.json lacks a gap's CPU time or an op's faults, or gives more CPU than wall time")
     # The timing probe's own cost per op event: measured, and small next to any op.
     _require(0 <= doc["probe_cost_per_event_us"] < 5, "op_gaps.json has no plausible probe_cost_per_event_us")
 

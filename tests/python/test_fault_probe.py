@@ -33,10 +33,10 @@ ET = {"nodes": [
 ]}
 
 
-def timed(thread, name, start_ns, end_ns, cpu=(0, 0), read=0):
+def timed(thread, name, start_ns, end_ns, cpu=(0, 0), read=0, faults=0):
     """A timing-mode probe record: thread, faults, name, layouts, start, end, CPU clock at start
     and end, wall time of the CPU-clock reads."""
-    return (thread, 0, name, "", start_ns, end_ns, cpu[0], cpu[1], read)
+    return (thread, faults, name, "", start_ns, end_ns, cpu[0], cpu[1], read)
 
 
 class FaultProbePairing(unittest.TestCase):
@@ -91,12 +91,13 @@ class FaultProbePairing(unittest.TestCase):
     def test_a_gaps_cpu_time_is_the_host_work_in_it_without_the_clock_reads(self):
         # The thread ran 8 of the 10 us before mm (it waited 2 us for something Python cannot see),
         # all of the 1 us before sum; each op's two CPU-clock reads took 0.4 us of wall time.
-        recs = [timed(77, "aten::linear", 10_000, 40_000, cpu=(5_000, 35_000), read=400),
+        recs = [timed(77, "aten::linear", 10_000, 40_000, cpu=(5_000, 35_000), read=400, faults=3),
                 timed(77, "aten::mm", 50_000, 60_000, cpu=(43_100, 53_100), read=400),
-                timed(77, "aten::sum", 61_000, 70_000, cpu=(54_200, 63_200), read=400)]
+                timed(77, "aten::sum", 61_000, 70_000, cpu=(54_200, 63_200), read=400, faults=1)]
         doc = pair_gaps_with_et(ET, [(0, 100_000, recs, [], 0, 80_000)])
-        # Wall gaps lose half of each neighbouring op's reads (0.2 + 0.2 us), CPU gaps half of that.
-        self.assertEqual(doc["gaps"], [[3, 9.8, 30.0, 4.9], [7, 9.6, 10.0, 7.9], [8, 0.6, 9.0, 0.6]])
+        # Wall gaps lose half of each neighbouring op's reads (0.2 + 0.2 us), CPU gaps half of that;
+        # each row ends with the op's page faults.
+        self.assertEqual(doc["gaps"], [[3, 9.8, 30.0, 4.9, 3], [7, 9.6, 10.0, 7.9, 0], [8, 0.6, 9.0, 0.6, 1]])
         self.assertEqual(doc["tail_us"], 29.8)
         self.assertEqual(doc["tail_cpu_us"], 16.7)
 
