@@ -145,8 +145,11 @@ SessionResult run_replay_session(const SessionOptions& o) {
         fail({input.meta_path.empty() ? input.trace_path : input.meta_path, -1, -1, "untraced_median_ms"},
              "--host-gaps untraced needs the untraced iteration time a recording's meta.json gives "
              "(use --host-gaps recorded or none)");
-    std::optional<OpGaps> measured;
-    if (o.host_gaps == "measured" && !(measured = read_op_gaps_beside(input.meta_path)))
+    // op_gaps.json: the host gaps of --host-gaps measured, the per-op pass's
+    // second reference, and the untraced calls' faults per op. Read once.
+    const std::optional<OpGaps> op_gaps = read_op_gaps_beside(input.meta_path);
+    const bool measured = o.host_gaps == "measured";
+    if (measured && !op_gaps)
         fail({input.meta_path.empty() ? input.trace_path : input.meta_path, -1, -1, "op_gaps.json"},
              "--host-gaps measured needs the op_gaps.json that mimic record writes beside meta.json "
              "(use --host-gaps recorded or none)");
@@ -161,7 +164,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
             all.push_back(s.node);
             runs.push_back(!s.skipped);
         }
-        gaps = with_instrumentation(measured ? measured_host_gaps(trace, all, runs, *measured)
+        gaps = with_instrumentation(measured ? measured_host_gaps(trace, all, runs, *op_gaps)
                                              : host_gaps(trace, ran, per_event));
         if (o.host_gaps == "untraced") {
             const std::string warning = calibrate_to_untraced(gaps, trace, ran, *meta->untraced_median_ms * 1000.0);
@@ -199,32 +202,33 @@ SessionResult run_replay_session(const SessionOptions& o) {
     std::vector<int64_t> fresh_profiled, fresh_untraced;
     if (op_faults) {
         keep_heap_pages();
-        std::vector<int64_t> target(replayer.steps().size(), -1);
-        for (size_t s = 0; s < target.size(); ++s) {
-            const Step& step = replayer.steps()[s];
-            auto it = op_faults->by_node.find(trace.nodes[step.node.value].id.value);
-            if (!step.skipped && it != op_faults->by_node.end()) target[s] = it->second;
-        }
+        // Each step's fault count by its ET node id; -1 (no target) for
+        // skipped steps and ops the file does not name.
+        const auto per_step = [&](auto faults_of_node) {
+            std::vector<int64_t> target(replayer.steps().size(), -1);
+            for (size_t s = 0; s < target.size(); ++s) {
+                const Step& step = replayer.steps()[s];
+                if (!step.skipped) target[s] = faults_of_node(trace.nodes[step.node.value].id.value);
+            }
+            return target;
+        };
+        std::vector<int64_t> target = per_step([&](uint64_t id) {
+            auto it = op_faults->by_node.find(id);
+            return it == op_faults->by_node.end() ? int64_t(-1) : it->second;
+        });
         replayer.run_iteration(gap_per_step);
         fresh_profiled = fit_fresh_pages(replayer, target);
-        // Fitted again for the untraced rate even when there is nothing to
-        // scale: every iteration runs the collectives, and all ranks must run
-        // as many (a rank whose original took no fault skipping this fit
-        // left its peers waiting in a collective it never issued).
         // The ops' faults in the untraced calls where the recorder counted
         // them (op_gaps.json), else the profiled ones; either spread scaled
         // to the timed untraced iterations' rate (meta.json), which the
         // replay's iterations are compared with: the original's fault count
         // moves from call to call (cnn: 1,549 per timed iteration, 2,371 in
         // the later calls the probe timed).
-        const std::optional<OpGaps> untraced_faults = read_op_gaps_beside(input.meta_path);
-        if (untraced_faults && untraced_faults->has_faults()) {
-            for (size_t s = 0; s < target.size(); ++s) {
-                const Step& step = replayer.steps()[s];
-                auto it = untraced_faults->by_node.find(trace.nodes[step.node.value].id.value);
-                target[s] = !step.skipped && it != untraced_faults->by_node.end() ? it->second.faults : -1;
-            }
-        }
+        if (op_gaps && op_gaps->has_faults())
+            target = per_step([&](uint64_t id) {
+                auto it = op_gaps->by_node.find(id);
+                return it == op_gaps->by_node.end() ? int64_t(-1) : it->second.faults;
+            });
         int64_t spread = 0;
         for (int64_t t : target) spread += std::max<int64_t>(t, 0);
         if (meta && meta->untraced_page_faults_per_iter && spread > 0) {
@@ -232,6 +236,10 @@ SessionResult run_replay_session(const SessionOptions& o) {
             for (int64_t& t : target)
                 if (t >= 0) t = std::llround(double(t) * scale);
         }
+        // Fitted again even when nothing changed: every iteration runs the
+        // collectives, and all ranks must run as many (a rank whose original
+        // took no fault skipping this fit left its peers waiting in a
+        // collective it never issued).
         fresh_untraced = fit_fresh_pages(replayer, target);
         replayer.set_fresh_pages(fresh_untraced);
     }
@@ -259,9 +267,8 @@ SessionResult run_replay_session(const SessionOptions& o) {
     settings.page_faults = op_faults ? "recorded" : "none";
     SessionResult result;
     // The original's untraced op durations are the per-op pass's second reference, whatever the gap mode.
-    if (!measured) measured = read_op_gaps_beside(input.meta_path);
     result.report = make_report(trace, replayer, settings, iteration_ms, meta, gaps, page_faults,
-                                measured ? &*measured : nullptr);
+                                op_gaps ? &*op_gaps : nullptr);
     if (layouts) {
         result.report.recorded_layout_tensors = layouts->tensors;
         result.report.recorded_layout_ops = layouts->ops;
