@@ -49,6 +49,11 @@ struct TimeCompare {
         if (profiled == 0 || profile_us <= 0) return std::nullopt;
         return (replay_us - profile_us) / profile_us * 100.0;
     }
+    // Against the untraced durations, when every op of the name has one.
+    std::optional<double> untraced_error_pct() const {
+        if (untraced != count || untraced_us <= 0) return std::nullopt;
+        return (replay_us - untraced_us) / untraced_us * 100.0;
+    }
 };
 
 // One replayed op of the per-op pass, for `mimic replay --op-times`.

@@ -13,8 +13,7 @@ void compare_rows(JsonWriter& w, const std::vector<TimeCompare>& rows) {
         w.begin_object().field("name", t.key).field("count", uint64_t(t.count)).field("replay_us", t.replay_us);
         if (t.profiled) w.field("profile_us", t.profile_us).field("profile_raw_us", t.profile_raw_us);
         if (auto e = t.error_pct()) w.field("error_pct", *e);
-        if (t.untraced == t.count && t.untraced_us > 0)
-            w.field("untraced_us", t.untraced_us).field("untraced_error_pct", (t.replay_us - t.untraced_us) / t.untraced_us * 100.0);
+        if (auto e = t.untraced_error_pct()) w.field("untraced_us", t.untraced_us).field("untraced_error_pct", *e);
         w.end_object();
     }
     w.end_array();
@@ -198,14 +197,12 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
     for (size_t i = 0; i < r.per_op.size() && i < max_rows; ++i) {
         const TimeCompare& t = r.per_op[i];
         auto e = t.error_pct();
-        const bool has_untraced = t.untraced == t.count && t.untraced_us > 0;
+        const auto u = t.untraced_error_pct();
         line(fmt::format("  {:<40} {:>6} {:>12.1f} {:>12} {:>8}{}", t.key.substr(0, 40), t.count, t.replay_us,
                          t.profiled ? fmt::format("{:.1f}", t.profile_us) : "-", e ? fmt::format("{:+.1f}%", *e) : "-",
                          !untraced ? ""
-                         : has_untraced
-                             ? fmt::format(" {:>12.1f} {:>8}", t.untraced_us,
-                                           fmt::format("{:+.1f}%", (t.replay_us - t.untraced_us) / t.untraced_us * 100.0))
-                             : fmt::format(" {:>12} {:>8}", "-", "-")));
+                         : u      ? fmt::format(" {:>12.1f} {:>8}", t.untraced_us, fmt::format("{:+.1f}%", *u))
+                                  : fmt::format(" {:>12} {:>8}", "-", "-")));
     }
     return out;
 }
