@@ -65,8 +65,8 @@ struct ProbeState {
     std::mutex mutex;
     std::vector<Record> records;
     at::CallbackHandle handle = 0;
-    // Timing mode: times only, no faults or layouts. Set under the mutex
-    // before the callback is added, read by the callbacks on any thread.
+    // Timing mode: times, CPU clock and faults, no layouts. Set under the
+    // mutex before the callback is added, read by the callbacks on any thread.
     std::atomic<bool> timing{false};
 };
 
@@ -105,6 +105,23 @@ struct ThreadState {
     int64_t start_ns = 0, cpu_start_ns = 0, start_read_ns = 0;
 };
 thread_local ThreadState t_state;
+
+// The process's faults since this thread's previous top-level operator
+// ended (the host code before the op included); 0 for a thread's first.
+int64_t faults_since_last_op(ThreadState& t) {
+    const int64_t now = minor_faults();
+    if (!t.counting) t.last = now;  // a thread's first operator: no start to count from
+    t.counting = true;
+    const int64_t faults = now - t.last;
+    t.last = now;
+    return faults;
+}
+
+// The calling thread counts from here (its first op is not a thread's first).
+void count_faults_from_here() {
+    t_state.counting = true;
+    t_state.last = minor_faults();
+}
 
 // Labels such as "autograd::engine::evaluate_function: AddmmBackward0" are
 // FUNCTION-scope too, but name no operator: the ops inside them are the
@@ -183,24 +200,16 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
         Record r{this_thread_key(), std::move(t.name), 0, {}, t.start_ns, now_ns()};
         r.cpu_start_ns = t.cpu_start_ns;
         r.cpu_end_ns = thread_cpu_ns();
-        // The op's faults, as in counting mode (since the previous top-level
-        // op ended), read with the clocks, outside the op and the gaps.
-        const int64_t faults = minor_faults();
-        if (!t.counting) t.last = faults;
-        t.counting = true;
-        r.faults = faults - t.last;
-        t.last = faults;
+        // Read with the clocks, outside the op and the gaps.
+        r.faults = faults_since_last_op(t);
         r.clock_read_ns = t.start_read_ns + (now_ns() - r.end_ns);
         std::lock_guard<std::mutex> lock(s.mutex);
         s.records.push_back(std::move(r));
         return;
     }
-    const int64_t now = minor_faults();
-    if (!t.counting) t.last = now;  // a thread's first operator: no start to count from
-    t.counting = true;
+    const int64_t faults = faults_since_last_op(t);
     std::lock_guard<std::mutex> lock(s.mutex);
-    s.records.push_back({this_thread_key(), std::move(t.name), now - t.last, std::move(t.layouts)});
-    t.last = now;
+    s.records.push_back({this_thread_key(), std::move(t.name), faults, std::move(t.layouts)});
 }
 
 }  // namespace
@@ -214,8 +223,7 @@ int mimic_fault_probe_start() {
     if (s.handle != 0) return -1;
     s.records.clear();
     s.timing = false;
-    t_state.counting = true;  // the calling thread counts from here
-    t_state.last = minor_faults();
+    count_faults_from_here();
     s.handle = at::addGlobalCallback(
         at::RecordFunctionCallback(on_start, on_end).needsInputs(true).scopes({at::RecordScope::FUNCTION}));
     return 0;
@@ -231,8 +239,7 @@ int mimic_fault_probe_start_timing() {
     s.records.clear();
     s.timing = true;
     t_state = ThreadState{};
-    t_state.counting = true;  // the calling thread counts faults from here
-    t_state.last = minor_faults();
+    count_faults_from_here();
     s.handle = at::addGlobalCallback(at::RecordFunctionCallback(on_start, on_end).scopes({at::RecordScope::FUNCTION}));
     return 0;
 }
