@@ -7,6 +7,7 @@ the profiler, with the settings the recorder profiles with, and take the differe
 the cost of one event. Medians over several rounds keep a preempted round from counting.
 """
 
+import contextlib
 import os
 import statistics
 import tempfile
@@ -56,32 +57,36 @@ def probe_cost_per_op_us(probe):
     return max(0.0, statistics.median(probed) - statistics.median(bare))
 
 
+def _added_us_per_call(instrumented):
+    """Median loop time per call inside the context manager `instrumented()` less the median
+    without it, over _ROUNDS alternated rounds; >= 0."""
+    x = torch.zeros(4)
+    _loop(x)  # warm caches and the allocator
+    bare, timed = [], []
+    for _ in range(_ROUNDS):
+        bare.append(_loop(x))
+        with instrumented():
+            timed.append(_loop(x))
+    return max(0.0, statistics.median(timed) - statistics.median(bare))
+
+
 def probe_timing_cost_per_event_us(probe):
     """Microseconds the probe's timing mode (op_gaps.json) adds per nested operator event: an op's
     untraced duration carries it once for each operator nested in it. The loop's ops are made
     nested (FaultProbe.nest), as a top-level op also reads the clocks. >= 0."""
-    x = torch.zeros(4)
-    _loop(x)
-    bare, timed = [], []
-    for _ in range(_ROUNDS):
-        bare.append(_loop(x))
+    @contextlib.contextmanager
+    def timing_nested():
         probe.start_timing()
         probe.nest(True)
         try:
-            timed.append(_loop(x))
+            yield
         finally:
             probe.nest(False)
             probe.stop(probe_tsv_scratch())
-    return max(0.0, statistics.median(timed) - statistics.median(bare))
+    return _added_us_per_call(timing_nested)
 
 
 def profiler_event_cost_us():
     """Microseconds the profiler (record_shapes, profile_memory) adds to one op event; >= 0."""
-    x = torch.zeros(4)
-    _loop(x)  # warm caches and the allocator
-    bare, profiled = [], []
-    for _ in range(_ROUNDS):
-        bare.append(_loop(x))
-        with profile(activities=[ProfilerActivity.CPU], record_shapes=True, profile_memory=True):
-            profiled.append(_loop(x))
-    return max(0.0, statistics.median(profiled) - statistics.median(bare))
+    return _added_us_per_call(
+        lambda: profile(activities=[ProfilerActivity.CPU], record_shapes=True, profile_memory=True))
