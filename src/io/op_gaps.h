@@ -27,12 +27,13 @@ struct OpGap {
 
 struct OpGaps {
     std::unordered_map<uint64_t, OpGap> by_node;  // ET node id ->
-    bool has_faults() const;  // every op says its faults
     double tail_us = 0;
     double tail_cpu_us = -1;  // < 0: not given
     // What the probe's timing mode added per operator event: a duration
     // carries it once for each op nested in it (0 when the file does not say).
     double probe_cost_per_event_us = 0;
+
+    bool has_faults() const;  // every op gives its page faults
 };
 
 // Throws mimic::Error naming the file and field when it is not such a file.
