@@ -55,6 +55,10 @@ def _parser():
     p.add_argument("--timeout", type=float, default=600.0,
                    help="seconds before a distributed recording is stopped (default 600)")
     # Set by the launcher for each rank it starts.
+    p.add_argument("--pace", metavar="PREFIX",
+                   help="do not record: time the workload's untraced iterations in blocks when a "
+                        "benchmark driver says so, over the FIFOs PREFIX.go.rankN / PREFIX.done.rankN "
+                        "(bench/replay_paired.py; paced.py)")
     p.add_argument("--rank", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--world-size", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--master-port", type=int, default=None, help=argparse.SUPPRESS)
@@ -139,8 +143,12 @@ def _record_here(args, out_dir, rank=None, world_size=None):
         name = args.workload
         extra = {"workload_description": module.DESCRIPTION, "seed": args.seed}
     try:
-        record_step(step, out_dir, warmup=warmup, iters=args.iters, workload=name,
-                    label=args.label, extra_meta=extra)
+        if args.pace:
+            from .paced import serve_paced
+            serve_paced(step, args.pace, rank or 0, warmup)
+        else:
+            record_step(step, out_dir, warmup=warmup, iters=args.iters, workload=name,
+                        label=args.label, extra_meta=extra)
     finally:
         if distributed:
             import torch.distributed as dist
@@ -156,6 +164,8 @@ def _rank_args(args, out_dir):
         a += ["--workload", args.workload] if args.workload else ["--script", args.script]
         if args.label:
             a += ["--label", args.label]
+        if args.pace:
+            a += ["--pace", args.pace]
         return a
     return build
 
@@ -217,8 +227,9 @@ def main(argv=None):
         if args.nproc >= 1:
             from . import launcher
             port = launcher.launch(args.nproc, _rank_args(args, args.out), args.timeout)
-            _write_job(args.out, args, args.nproc, port)
-            print(f"mimic_record: recorded {args.nproc} ranks into {args.out}")
+            if not args.pace:
+                _write_job(args.out, args, args.nproc, port)
+                print(f"mimic_record: recorded {args.nproc} ranks into {args.out}")
         else:
             _record_here(args, args.out)
         return 0

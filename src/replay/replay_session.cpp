@@ -22,6 +22,7 @@
 #include "replay/replay_recording.h"
 #include "replay/replayer.h"
 #include "support/error.h"
+#include "support/paced_runs.h"
 
 namespace mimic::replay {
 
@@ -246,9 +247,18 @@ SessionResult run_replay_session(const SessionOptions& o) {
 
     for (int i = 0; i < o.warmup; ++i) replayer.run_iteration(gap_per_step);
     std::vector<double> iteration_ms;
-    const uint64_t faults_before = minor_page_faults();
-    for (int i = 0; i < o.iters; ++i) iteration_ms.push_back(replayer.run_iteration(gap_per_step));
-    const uint64_t page_faults = minor_page_faults() - faults_before;
+    uint64_t page_faults = 0;
+    const auto iteration = [&](bool timed) {
+        if (!timed) return replayer.run_iteration(gap_per_step);
+        const uint64_t faults_before = minor_page_faults();
+        const double ms = replayer.run_iteration(gap_per_step);
+        page_faults += minor_page_faults() - faults_before;
+        return ms;
+    };
+    if (!o.pace.empty()) iteration_ms = run_paced(o.pace, o.dist ? o.dist->rank : 0, iteration);
+    else
+        for (int i = 0; i < o.iters; ++i) iteration_ms.push_back(iteration(true));
+    if (iteration_ms.empty()) fail({o.pace, -1, -1, "--pace"}, "the benchmark driver stopped before any timed iteration");
     if (op_faults) replayer.set_fresh_pages(fresh_profiled);
     replayer.time_ops();
     if (!o.record_replay.empty()) {
@@ -261,7 +271,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
     settings.device = o.device;
     settings.threads = at::get_num_threads();
     settings.warmup = o.warmup;
-    settings.iters = o.iters;
+    settings.iters = int(iteration_ms.size());
     settings.lazy = o.lazy;
     settings.host_gaps = o.host_gaps;
     settings.page_faults = op_faults ? "recorded" : "none";

@@ -29,6 +29,9 @@ struct SessionOptions {
     int warmup = 1;
     int iters = 5;
     std::string record_replay;  // "" = do not record
+    // Not "": the timed iterations run in blocks when a benchmark says so,
+    // over the FIFOs PREFIX.go.rankN / PREFIX.done.rankN (support/paced_runs.h).
+    std::string pace;
     std::optional<DistOptions> dist;
     // A rank started by a cluster launcher: every rank hands its report to
     // rank 0 through the rendezvous store, and rank 0 returns them all.

@@ -93,6 +93,21 @@ if "$MIMIC" record --workload mlp --out "$TMP/mlp" --warmup 1 --iters 3 > "$TMP/
         || fail "replay with --host-gaps untraced failed: $(cat "$TMP/mlp_untraced.txt")"
     [ "$(json_get "$TMP/mlp_untraced.json" "d['host_gap_model']['from_untraced'] and d['host_gap_model']['untraced_ms'] > 0")" = True ] \
         || fail "mlp: --host-gaps untraced did not take the host time from the untraced run"
+    # Paced: the timed iterations run in the blocks a benchmark driver asks for (bench/replay_paired.py).
+    mkfifo "$TMP/pace.go.rank0" "$TMP/pace.done.rank0"
+    "$MIMIC" replay "$TMP/mlp" --pace "$TMP/pace" --json "$TMP/paced.json" > "$TMP/paced.txt" 2>&1 &
+    replay_pid=$!
+    exec 3> "$TMP/pace.go.rank0" 4< "$TMP/pace.done.rank0"
+    echo "run 1 2" >&3
+    read -r -t 120 first <&4 || fail "paced replay: no reply to the first block"
+    echo "run 0 1" >&3
+    read -r -t 120 second <&4 || fail "paced replay: no reply to the second block"
+    echo stop >&3
+    exec 3>&- 4<&-
+    wait $replay_pid || fail "paced replay failed: $(cat "$TMP/paced.txt")"
+    [ "$(echo $first | wc -w)" = 2 ] && [ "$(echo $second | wc -w)" = 1 ] || fail "paced replay replied '$first' and '$second'"
+    [ "$(json_get "$TMP/paced.json" "len(d['iteration_ms']) == 3 and d['iters'] == 3")" = True ] \
+        || fail "paced replay: the report does not hold the three timed iterations"
     "$MIMIC" diff "$TMP/mlp" "$TMP/mlp_replay/et.json" --json "$TMP/diff.json" > "$TMP/diff.txt" || fail "diff failed"
     [ "$(json_get "$TMP/diff.json" "d['identical']")" = True ] || fail "replay ran other ops than the original: $(cat "$TMP/diff.txt")"
 else

@@ -80,6 +80,40 @@ grep -q "another rank's recording has no op_faults.json" "$work/faults_missing.e
 "$python" -c "import json,sys; d=json.load(open(sys.argv[1])); assert [r['page_faults_mode'] for r in d['ranks']] == ['none'] * 2, d['ranks']" \
     "$work/faults_missing.json"
 
+# Paced (bench/replay_paired.py): both ranks of the replay, and of the original workload, run
+# their timed iterations in the blocks a driver asks for, over one FIFO pair per rank.
+drive_paced() {  # prefix: two blocks on every rank, then stop
+    timeout 300 "$python" - "$1" <<'PY'
+import sys
+prefix = sys.argv[1]
+go = [open(f"{prefix}.go.rank{r}", "w") for r in range(2)]  # each rank opens go, then done
+done = [open(f"{prefix}.done.rank{r}") for r in range(2)]
+for block in ("run 1 2", "run 0 1"):
+    for g in go:
+        g.write(block + "\n"); g.flush()
+    for r, d in enumerate(done):
+        times = [float(x) for x in d.readline().split()]
+        assert len(times) == int(block.split()[2]) and all(t > 0 for t in times), (r, block, times)
+for g in go:
+    g.write("stop\n"); g.close()
+PY
+}
+for side in replay original; do
+    for r in 0 1; do mkfifo "$work/$side.go.rank$r" "$work/$side.done.rank$r"; done
+done
+timeout 300 "$mimic" replay "$dir" --warmup 1 --pace "$work/replay" --json "$work/paced.json" > /dev/null &
+replay_pid=$!
+drive_paced "$work/replay"
+wait $replay_pid
+"$python" -c "import json,sys; d=json.load(open(sys.argv[1])); assert [len(r['iteration_ms']) for r in d['ranks']] == [3, 3], d['ranks']" \
+    "$work/paced.json"
+PYTHONPATH="$src_python" timeout 300 "$python" -m mimic_record --workload ddp_mlp --nproc 2 --warmup 1 \
+    --out "$work/paced-original" --pace "$work/original" > "$work/paced-original.log" 2>&1 &
+original_pid=$!
+drive_paced "$work/original"
+wait $original_pid
+[ "$(grep -c "paced: 3 timed iterations" "$work/paced-original.log")" = 2 ]
+
 # GPU traces (PyTorch 2.x with NCCL, and schema 1.0.2) replayed on CPU over Gloo, two ranks each
 # replaying the one recorded rank. resnet_et's first iteration: 2 broadcasts (53120 floats, 53
 # longs) then DDP's 5 bucket all-reduces; only the collectives are replayed (--include) to keep

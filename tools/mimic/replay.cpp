@@ -24,7 +24,7 @@ namespace {
 struct ReplayArgs {
     std::string trace;
     std::string profile, meta, json, include, exclude, iteration, host_gaps = "none", device = "cpu", record_replay,
-                page_faults = "recorded", op_times;
+                page_faults = "recorded", op_times, pace;
     int warmup = 1, iters = 5, threads = 0, nproc = 0, timeout_s = 60;
     size_t max_ops = 0;
     bool lazy = true;
@@ -55,6 +55,7 @@ replay::SessionOptions session_options(const ReplayArgs& args, TraceInput input)
     o.warmup = args.warmup;
     o.iters = args.iters;
     o.record_replay = args.record_replay;
+    o.pace = args.pace;
     return o;
 }
 
@@ -141,6 +142,7 @@ int run_local_ranks(const ReplayArgs& args, int nproc) {
     opt("--exclude", args.exclude);
     opt("--iteration", args.iteration);
     opt("--op-times", args.op_times);
+    opt("--pace", args.pace);
     if (args.threads > 0) opt("--threads", std::to_string(args.threads));
     if (args.max_ops > 0) opt("--max-ops", std::to_string(args.max_ops));
     if (!args.record_replay.empty()) {
@@ -205,6 +207,10 @@ const Registrar registrar{{
         app.add_option("--op-times", a->op_times,
                        "write every replayed op's time in the per-op pass, its profiled duration and its untraced "
                        "duration (op_gaps.json) as JSON to FILE ('-': stdout); each rank of many writes FILE.rankN");
+        app.add_option("--pace", a->pace,
+                       "run the timed iterations in blocks when a benchmark driver says so, over the FIFOs "
+                       "PREFIX.go.rankN and PREFIX.done.rankN, instead of --iters at once (bench/replay_paired.py: "
+                       "it alternates the replay with the original so both are timed in the same seconds)");
         app.add_option("--nproc", a->nproc,
                        "replay N ranks on this machine, one process each, over Gloo (default: one per rank directory; "
                        "one trace given is replayed by every rank)")
