@@ -56,7 +56,7 @@ def _parser():
                    help="seconds before a distributed recording is stopped (default 600)")
     # Set by the launcher for each rank it starts.
     p.add_argument("--pace", metavar="PREFIX",
-                   help="do not record: time the workload's untraced iterations in blocks when a "
+                   help="after recording, stay and time more untraced iterations in blocks when a "
                         "benchmark driver says so, over the FIFOs PREFIX.go.rankN / PREFIX.done.rankN "
                         "(bench/replay_paired.py; paced.py)")
     p.add_argument("--rank", type=int, default=None, help=argparse.SUPPRESS)
@@ -143,12 +143,11 @@ def _record_here(args, out_dir, rank=None, world_size=None):
         name = args.workload
         extra = {"workload_description": module.DESCRIPTION, "seed": args.seed}
     try:
-        if args.pace:
+        record_step(step, out_dir, warmup=warmup, iters=args.iters, workload=name,
+                    label=args.label, extra_meta=extra)
+        if args.pace:  # the recording is complete: this process, as it is now, is the original
             from .paced import serve_paced
-            serve_paced(step, args.pace, rank or 0, warmup)
-        else:
-            record_step(step, out_dir, warmup=warmup, iters=args.iters, workload=name,
-                        label=args.label, extra_meta=extra)
+            serve_paced(step, args.pace, rank or 0, warmup=0)
     finally:
         if distributed:
             import torch.distributed as dist
@@ -227,9 +226,8 @@ def main(argv=None):
         if args.nproc >= 1:
             from . import launcher
             port = launcher.launch(args.nproc, _rank_args(args, args.out), args.timeout)
-            if not args.pace:
-                _write_job(args.out, args, args.nproc, port)
-                print(f"mimic_record: recorded {args.nproc} ranks into {args.out}")
+            _write_job(args.out, args, args.nproc, port)
+            print(f"mimic_record: recorded {args.nproc} ranks into {args.out}")
         else:
             _record_here(args, args.out)
         return 0

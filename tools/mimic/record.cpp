@@ -35,6 +35,7 @@ struct RecordOptions {
     int threads = 0;
     double timeout_s = 600;
     std::string label;
+    std::string pace;  // "" = exit after recording
 };
 
 bool has_package(const fs::path& dir) {
@@ -107,6 +108,7 @@ std::vector<std::string> recorder_args(const std::string& python, const RecordOp
     if (o.nproc > 0) a.insert(a.end(), {"--nproc", std::to_string(o.nproc)});
     if (!o.label.empty()) a.insert(a.end(), {"--label", o.label});
     if (o.force) a.push_back("--force");
+    if (!o.pace.empty()) a.insert(a.end(), {"--pace", o.pace});
     return a;
 }
 
@@ -162,6 +164,9 @@ const Registrar registrar{Command{
         app.add_option("--threads", o->threads, "torch intra-op threads (default: torch's)")
             ->check(CLI::NonNegativeNumber);
         app.add_option("--label", o->label, "label of the traced iteration (default ProfilerStep#<n>)");
+        app.add_option("--pace", o->pace,
+                       "after recording, stay and time more untraced iterations in blocks when a benchmark driver "
+                       "says so, over the FIFOs PREFIX.go.rankN / PREFIX.done.rankN (bench/replay_paired.py)");
         app.add_option("--timeout", o->timeout_s, "seconds before a distributed recording is stopped (default 600)")
             ->check(CLI::PositiveNumber);
         return [o] { return run_record(*o); };
