@@ -47,13 +47,8 @@ if [ -x "$BUILD/bench/replay_overhead_bench" ]; then
 fi
 
 if [ "${REPLAY:-0}" = 1 ] && [ -x "$BUILD/mimic-torch" ]; then
-    echo "== replay accuracy, single process (original and replay alternated; bench/replay_back_to_back.py)"
-    recs="$DATA/replay-recordings"
-    mkdir -p "$recs"
-    for w in mlp transformer dlrm cnn; do
-        "$BUILD/mimic" record --workload "$w" --out "$recs/rec_$w" --warmup 3 --iters 15 --force > /dev/null
-    done
-    /usr/bin/python3 "$ROOT/bench/replay_back_to_back.py" "$BUILD/mimic" "$recs" 5 15
-    echo "== replay accuracy, 2 and 4 ranks (bench/replay_dist.sh)"
-    bash "$ROOT/bench/replay_dist.sh" "$BUILD/mimic" "$DATA/replay-dist"
+    echo "== replay accuracy end to end, 1, 2 and 4 ranks: original and replay in alternating blocks (bench/replay_paired.py)"
+    /usr/bin/python3 "$ROOT/bench/replay_paired.py" "$BUILD/mimic" 24 5 "$DATA/replay-paired"
+    echo "== replay accuracy per op, fresh recordings (bench/replay_accuracy.py)"
+    /usr/bin/python3 "$ROOT/bench/replay_accuracy.py" "$BUILD/mimic" 3 15 "$DATA/replay-accuracy"
 fi

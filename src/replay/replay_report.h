@@ -28,6 +28,7 @@ struct ReplaySettings {
     bool lazy = false;
     std::string host_gaps = "none";  // "recorded", "untraced" or "none"
     std::string page_faults = "none";  // "recorded": fresh pages per op from op_faults.json
+    std::string denormals = "keep";  // "flush": subnormal floats flushed to zero
 };
 
 struct SkipCount {

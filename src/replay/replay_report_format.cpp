@@ -76,6 +76,7 @@ std::string report_json(const ReplayReport& r) {
     if (r.page_faults_per_iter) w.field("page_faults_per_iter", *r.page_faults_per_iter);
     if (r.original_page_faults_per_iter) w.field("original_page_faults_per_iter", *r.original_page_faults_per_iter);
     w.field("page_faults_mode", r.settings.page_faults);
+    w.field("denormals", r.settings.denormals);
     if (r.original_op_page_faults) w.field("original_op_page_faults", *r.original_op_page_faults);
     if (r.fresh_pages_per_iter) w.field("fresh_pages_per_iter", *r.fresh_pages_per_iter);
     if (r.fresh_pages_per_op_pass) w.field("fresh_pages_per_op_pass", *r.fresh_pages_per_op_pass);
@@ -122,8 +123,9 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
     auto line = [&](const std::string& s) { out += s + "\n"; };
     line(fmt::format("replay of {}{}", r.settings.trace_path,
                      r.iteration_label.empty() ? " (whole trace)" : " (" + r.iteration_label + ")"));
-    line(fmt::format("  device {}, {} threads, {} warmup + {} iterations, host gaps {}{}", r.settings.device,
-                     r.settings.threads, r.settings.warmup, r.settings.iters, r.settings.host_gaps, r.settings.lazy ? ", lazy" : ""));
+    line(fmt::format("  device {}, {} threads, {} warmup + {} iterations, host gaps {}{}{}", r.settings.device,
+                     r.settings.threads, r.settings.warmup, r.settings.iters, r.settings.host_gaps,
+                     r.settings.lazy ? ", lazy" : "", r.settings.denormals == "flush" ? ", denormals flushed" : ""));
     line(fmt::format("  ops: {} of {} top-level replayed ({:.2f}%{})", r.ops_replayed, r.ops_total, r.coverage_pct(),
                      r.coverage_time_pct ? fmt::format(", {:.2f}% of recorded time", *r.coverage_time_pct) : ""));
     line(fmt::format("  replay median {:.3f} ms per iteration (op time {:.3f} ms, host gaps {:.3f} ms)", r.median_ms,

@@ -24,6 +24,7 @@ struct SessionOptions {
     bool lazy = true;
     std::string host_gaps = "none";
     std::string page_faults = "recorded";  // or "none": see replay/fresh_page_allocator.h
+    std::string denormals = "flush";  // or "keep": subnormal floats flushed to zero (see replay_session.cpp)
     std::string device = "cpu";
     int threads = 0;
     int warmup = 1;

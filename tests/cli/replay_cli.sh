@@ -78,7 +78,10 @@ if "$MIMIC" record --workload mlp --out "$TMP/mlp" --warmup 1 --iters 3 > "$TMP/
     # The profile's durations are to the nanosecond (the profiler's own whole microseconds are truncated).
     [ "$(json_get "$TMP/op_times.json" "any(o['profile_raw_us'] != int(o['profile_raw_us']) for o in d['ops'])")" = True ] \
         || fail "mlp: profile durations are whole microseconds"
-    "$MIMIC" replay "$TMP/mlp" --page-faults none --iters 1 --json "$TMP/mlp_nopf.json" > /dev/null 2>&1 || fail "--page-faults none failed"
+    # Subnormal floats are flushed by default (the replay's synthetic values make them); --denormals keep leaves IEEE arithmetic.
+    [ "$(json_get "$TMP/mlp.json" "d['denormals']")" = flush ] || fail "mlp: denormals not flushed by default"
+    "$MIMIC" replay "$TMP/mlp" --page-faults none --denormals keep --iters 1 --json "$TMP/mlp_nopf.json" > /dev/null 2>&1 || fail "--page-faults none failed"
+    [ "$(json_get "$TMP/mlp_nopf.json" "d['denormals']")" = keep ] || fail "mlp: --denormals keep not applied"
     [ "$(json_get "$TMP/mlp_nopf.json" "d['page_faults_mode'] == 'none' and 'fresh_pages_per_iter' not in d")" = True ] \
         || fail "mlp: --page-faults none still gave fresh pages"
     echo '{"faults": [[1, -3]]}' > "$TMP/mlp/op_faults.json"

@@ -24,7 +24,7 @@ namespace {
 struct ReplayArgs {
     std::string trace;
     std::string profile, meta, json, include, exclude, iteration, host_gaps = "none", device = "cpu", record_replay,
-                page_faults = "recorded", op_times, pace;
+                page_faults = "recorded", op_times, pace, denormals = "flush";
     int warmup = 1, iters = 5, threads = 0, nproc = 0, timeout_s = 60;
     size_t max_ops = 0;
     bool lazy = true;
@@ -50,6 +50,7 @@ replay::SessionOptions session_options(const ReplayArgs& args, TraceInput input)
     o.lazy = args.lazy;
     o.host_gaps = args.host_gaps;
     o.page_faults = args.page_faults;
+    o.denormals = args.denormals;
     o.device = args.device;
     o.threads = args.threads;
     o.warmup = args.warmup;
@@ -131,7 +132,7 @@ int run_local_ranks(const ReplayArgs& args, int nproc) {
     launch.nproc = nproc;
     auto& a = launch.argv;
     a = {self, "replay", args.trace, "--warmup", std::to_string(args.warmup), "--iters", std::to_string(args.iters),
-         "--host-gaps", args.host_gaps, "--page-faults", args.page_faults, "--device", args.device, "--timeout-s", std::to_string(args.timeout_s),
+         "--host-gaps", args.host_gaps, "--page-faults", args.page_faults, "--denormals", args.denormals, "--device", args.device, "--timeout-s", std::to_string(args.timeout_s),
          "--nproc", std::to_string(nproc), args.lazy ? "--lazy" : "--no-lazy"};
     auto opt = [&](const char* flag, const std::string& v) {
         if (!v.empty()) a.insert(a.end(), {flag, v});
@@ -201,6 +202,11 @@ const Registrar registrar{{
                        "the original (the recording's op_faults.json), as allocator state shapes CPU op time; "
                        "none: libtorch's allocator as it is")
             ->check(CLI::IsMember({"recorded", "none"}));
+        app.add_option("--denormals", a->denormals,
+                       "flush (the default): subnormal floats are flushed to zero, as the replay's synthetic values "
+                       "produce them where the original's did not (each costs a microcode assist on x86); keep: "
+                       "IEEE arithmetic, as PyTorch runs by default")
+            ->check(CLI::IsMember({"flush", "keep"}));
         app.add_option("--device", a->device, "device to replay on (cpu)");
         app.add_option("--max-ops", a->max_ops, "replay at most this many top-level ops (quick looks)");
         app.add_option("--record-replay", a->record_replay, "record the replay itself as an ET into DIR/et.json");
