@@ -2,13 +2,13 @@
 """Replay accuracy, end to end and per operator, on fresh recordings replayed right after they are made.
 
 A replay is judged against its recording: the untraced iteration time in meta.json, the profiled
-iteration (profile.json) and the untraced calls timed per op (op_gaps.json). This machine's speed
-drifts by tens of percent over minutes, and a process's allocator state (its page faults, which
-cost time on CPU) differs from another's: re-running the original in another process, as
-replay_back_to_back.py does, compares the replay with a different original (dlrm: 0 faults per
-iteration there, 365 in the recording the replay reproduces). So each round here records every
-built-in workload afresh (`mimic record`) and replays it at once (`mimic replay --json -`), for
-each --host-gaps:--page-faults mode in MODES (environment; default "measured:recorded").
+iteration (profile.json) and the untraced calls timed per op (op_gaps.json). A process's allocator
+state (its page faults, which cost time on CPU) differs from another's, so each round here
+records every built-in workload afresh (`mimic record`) and replays it at once (`mimic replay
+--json -`), for each --host-gaps:--page-faults mode in MODES (environment; default
+"measured:recorded"). For end-to-end figures prefer replay_paired.py: this machine's speed moves
+between two levels for seconds at a time, and it times the original and the replay in the same
+seconds; the e2e column here compares with the recording's untraced median, timed earlier.
 
 Printed per workload and mode, over the rounds:
 - e2e: the replay's median iteration against the recording's untraced median, median over rounds;
