@@ -1,8 +1,12 @@
 #include "support/paced_runs.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
@@ -25,6 +29,30 @@ bool parse_run(const std::string& line, int& untimed, int& timed) {
     return untimed >= 0 && timed >= 1 && untimed <= 100000 && timed <= 100000;
 }
 
+// Writes all of `text`; false (errno set) when the driver has closed its
+// end. SIGPIPE is blocked for the write, and one it raised is taken before
+// unblocking, so a driver that dies ends the run with an error, not a kill.
+bool write_reply(int fd, const std::string& text) {
+    sigset_t pipe_only, old;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+    bool ok = true;
+    for (size_t done = 0; ok && done < text.size();) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n > 0) done += size_t(n);
+        else if (n < 0 && errno != EINTR) ok = false;
+    }
+    if (!ok && errno == EPIPE) {
+        const int saved = errno;
+        const timespec no_wait{0, 0};
+        sigtimedwait(&pipe_only, nullptr, &no_wait);
+        errno = saved;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    return ok;
+}
+
 }  // namespace
 
 std::vector<double> run_paced(const std::string& prefix, int rank, const std::function<double(bool timed)>& iteration) {
@@ -32,8 +60,8 @@ std::vector<double> run_paced(const std::string& prefix, int rank, const std::fu
     // The driver opens go for writing, then done for reading: the same order here.
     std::ifstream go(go_path);
     if (!go) fail({go_path, -1, -1, "--pace"}, std::string("cannot open for reading: ") + std::strerror(errno));
-    std::FILE* done = std::fopen(done_path.c_str(), "w");
-    if (!done) fail({done_path, -1, -1, "--pace"}, std::string("cannot open for writing: ") + std::strerror(errno));
+    const int done = ::open(done_path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (done < 0) fail({done_path, -1, -1, "--pace"}, std::string("cannot open for writing: ") + std::strerror(errno));
     std::vector<double> times;
     std::string line;
     try {
@@ -49,14 +77,14 @@ std::vector<double> run_paced(const std::string& prefix, int rank, const std::fu
                 reply += (i ? " " : "") + std::to_string(ms);
             }
             reply += '\n';
-            if (std::fputs(reply.c_str(), done) < 0 || std::fflush(done) != 0)
-                fail({done_path, -1, -1, "--pace"}, std::string("cannot write: ") + std::strerror(errno));
+            if (!write_reply(done, reply))
+                fail({done_path, -1, -1, "--pace"}, std::string("cannot write the block's times: ") + std::strerror(errno));
         }
     } catch (...) {
-        std::fclose(done);
+        ::close(done);
         throw;
     }
-    std::fclose(done);
+    ::close(done);
     return times;
 }
 

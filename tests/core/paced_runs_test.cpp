@@ -85,6 +85,23 @@ TEST(PacedRuns, MalformedCommandNamesTheFifoAndTheLine) {
     }
 }
 
+TEST(PacedRuns, DriverGoneBeforeTheReplyIsAnErrorNotASignal) {
+    const std::string prefix = make_fifos("gone");
+    const auto [go_path, done_path] = paced_fifo_paths(prefix, 0);
+    std::thread driver([&] {
+        std::ofstream go(go_path);
+        { std::ifstream done(done_path); }  // opened, then closed before any reply
+        go << "run 0 1\n" << std::flush;
+    });
+    try {
+        run_paced(prefix, 0, [](bool) { return 1.0; });
+        ADD_FAILURE() << "a reply to a closed FIFO did not fail";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(".done.rank0"), std::string::npos) << e.what();
+    }
+    driver.join();
+}
+
 TEST(PacedRuns, MissingFifoIsAnError) {
     const std::string prefix = testing::scratch_dir("paced_runs") + "/absent";
     EXPECT_THROW(run_paced(prefix, 0, [](bool) { return 1.0; }), Error);
