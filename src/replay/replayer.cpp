@@ -33,20 +33,7 @@ double thread_cpu_us() {
     return double(ts.tv_sec) * 1e6 + double(ts.tv_nsec) / 1e3;
 }
 
-// Busy for `us` of wall time; or, with a CPU share, until this thread has run
-// us x share on a CPU (host work, which takes longer when ranks share cores).
-void spin_us(double us, double cpu_share) {
-    if (us <= 0) return;
-    if (cpu_share > 0) {
-        const double until = thread_cpu_us() + us * cpu_share;
-        while (thread_cpu_us() < until) {
-        }
-        return;
-    }
-    const auto until = Clock::now() + std::chrono::nanoseconds(int64_t(us * 1000));
-    while (Clock::now() < until) {
-    }
-}
+double wall_us() { return std::chrono::duration<double, std::micro>(Clock::now().time_since_epoch()).count(); }
 
 }  // namespace
 
@@ -312,10 +299,31 @@ void Replayer::verify_outputs(const Step& step) {
     }
 }
 
+// The gaps are timed from the previous op's return, with this thread's CPU
+// clock when they are host work (a CPU share) or the wall clock: the
+// replayer's own work between two ops (binding outputs, freeing, building
+// the next stack) is host time the gap already holds, as the original's
+// Python work held its dispatch. Spun on top, it made an op-dense
+// transformer's iterations ~1 ms longer than its ops and gaps.
+double Replayer::gap_clock_us() const { return gap_cpu_share_ > 0 ? thread_cpu_us() : wall_us(); }
+
+void Replayer::spin_pending_gap(bool waited) {
+    if (pending_gap_us_ < 0) return;
+    // A wait ends where the original's host work began: DDP's reducer
+    // waits inside backward(), before Python returns to the optimizer.
+    if (waited) gap_from_us_ = gap_clock_us();
+    const double until = gap_from_us_ + pending_gap_us_ * (gap_cpu_share_ > 0 ? gap_cpu_share_ : 1.0);
+    pending_gap_us_ = -1;
+    while (gap_clock_us() < until) {
+    }
+}
+
 bool Replayer::run_step(Step& step, Pass pass) {
     if (!step.wait_for.empty()) wait_collectives(step.wait_for);
+    spin_pending_gap(!step.wait_for.empty());
     if (step.collective >= 0) {
         run_collective(step, pass);
+        if (gaps_running_) gap_from_us_ = gap_clock_us();
         return true;
     }
     stack_.clear();
@@ -342,7 +350,9 @@ bool Replayer::run_step(Step& step, Pass pass) {
     try {
         c10::AutoGradMode grad(step.grad_mode);
         step.op->callBoxed(&stack_);
+        if (gaps_running_) gap_from_us_ = gap_clock_us();
     } catch (const std::exception& e) {
+        if (gaps_running_) gap_from_us_ = gap_clock_us();
         if (pass == Pass::Check && step.grad_mode) {
             // Autograd refused (an in-place op on a leaf, a view rule): run it as
             // the original's backward and optimizer ops run, without grad.
@@ -395,15 +405,19 @@ double Replayer::run_iteration(const std::vector<double>& gaps_us, std::vector<i
     pool_.restore();  // untimed: every iteration starts from the same inputs
     if (options_.groups) options_.groups->barrier();  // ranks start each iteration together
     const auto t0 = Clock::now();
+    gaps_running_ = gaps;
+    if (gaps) gap_from_us_ = gap_clock_us();  // the first op's gap counts from the iteration's start
     for (size_t s = 0; s < steps_.size(); ++s) {
         Step& step = steps_[s];
         if (step.skipped) continue;
-        if (gaps) spin_us(gaps_us[s], gap_cpu_share_);
+        if (gaps) pending_gap_us_ = std::max(0.0, gaps_us[s]);
         const uint64_t faults_before = faults ? minor_page_faults() : 0;
         run_paged(s);
         if (faults) (*faults)[s] = static_cast<int64_t>(minor_page_faults() - faults_before);
         for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
     }
+    gaps_running_ = false;
+    pending_gap_us_ = -1;
     wait_collectives(end_waits_);
     return us_since(t0) / 1000.0;
 }

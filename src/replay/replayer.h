@@ -82,6 +82,8 @@ public:
 private:
     enum class Pass { Check, Run };
     bool run_step(Step& step, Pass pass);
+    double gap_clock_us() const;
+    void spin_pending_gap(bool waited);  // the step's host gap, before its call (see replayer.cpp)
     void run_paged(size_t s);  // run_step(Run) with the step's fresh-page budget
     at::Tensor input_for(Step& step, TensorPatch& patch, Pass pass);
     at::Tensor fallback(Step& step, TensorPatch& patch);
@@ -113,6 +115,11 @@ private:
     bool sync_collectives_ = false;       // time_ops: every collective waited for at once
     double timer_cost_per_event_us_ = 0;  // the per-op timer's own cost per nested event
     double gap_cpu_share_ = 0;
+    // run_iteration's host gaps: the one before the step about to run (-1:
+    // none), and when the previous op returned, on gap_clock_us().
+    bool gaps_running_ = false;
+    double pending_gap_us_ = -1;
+    double gap_from_us_ = 0;
     std::vector<int64_t> fresh_pages_;
     FreshPageAllocator* fresh_ = nullptr;
     size_t fallbacks_ = 0;
