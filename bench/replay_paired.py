@@ -23,10 +23,15 @@ recording counted; the same process can take more or fewer later).
 
   bench/replay_paired.py MIMIC [ROUNDS=20] [BLOCK=5] [OUT_DIR=/tmp/mimic-paired]
 Environment: CONFIGS (default "mlp transformer dlrm cnn ddp_mlp:2 dlrm_dist:2 ddp_mlp:4
-dlrm_dist:4"), HOST_GAPS (default measured), PAGE_FAULTS (default recorded). The summary is
+dlrm_dist:4"), HOST_GAPS (default measured), PAGE_FAULTS (default recorded); PER_OP=1 adds, for
+single-process configurations, one op-timing call per side per round ("ops": the original's
+top-level ops timed by the probe as op_gaps.json's are, the replay's per-op pass) and prints per
+op name the median over rounds of the replay/original ratio, their geometric mean and the
+time-weighted ratio. The summary is
 written to OUT_DIR/summary.json; each configuration's recording, logs and the replay's report
 (its iteration_ms are the paced ones) stay in OUT_DIR/<config>/.
 """
+import gzip
 import json
 import math
 import os
@@ -39,6 +44,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+PER_OP = os.environ.get("PER_OP") == "1"
 OPEN_TIMEOUT_S = 600  # each side loads, fits and warms up before it opens its FIFOs
 BLOCK_TIMEOUT_S = 300
 
@@ -85,9 +91,19 @@ class Side:
             self.done.append(open(f"{self.prefix}.done.rank{r}", encoding="utf-8"))
 
     def run_block(self, untimed, timed):
+        for r, line in enumerate(self._command(f"run {untimed} {timed}")):
+            self.times[r].append([float(x) for x in line.split()])
+
+    def time_ops(self):
+        """One call with each top-level op timed: {ET node id: us}, rank 0's."""
+        line = self._command("ops")[0]
+        return {int(node): float(us) for node, us in (item.split(":") for item in line.split())}
+
+    def _command(self, command):
         for go in self.go:
-            go.write(f"run {untimed} {timed}\n")
+            go.write(command + "\n")
             go.flush()
+        lines = []
         for r, done in enumerate(self.done):
             deadline = time.monotonic() + BLOCK_TIMEOUT_S
             while not select.select([done], [], [], 1.0)[0]:
@@ -97,7 +113,8 @@ class Side:
             line = done.readline()
             if not line:
                 raise SideFailed(f"{self.name} rank {r} closed its FIFO (see {self.log.name})")
-            self.times[r].append([float(x) for x in line.split()])
+            lines.append(line)
+        return lines
 
     def stop(self):
         for go in self.go:
@@ -135,6 +152,7 @@ def measure(mimic, config, rounds, block, out):
                                  os.path.join(d, "original"), "--timeout", "86400"] + nproc_args,
                     os.path.join(d, "original"), ranks, os.path.join(d, "original.log"))
     replay = None
+    op_rounds = []  # per round: (original's, replay's) {node: us}
     try:
         original.open()
         replay = Side("replay", [mimic, "replay", rec, "--host-gaps", os.environ.get("HOST_GAPS", "measured"),
@@ -146,6 +164,10 @@ def measure(mimic, config, rounds, block, out):
         for i in range(rounds):
             for side in ((original, replay) if i % 2 == 0 else (replay, original)):
                 side.run_block(1, block)
+            if PER_OP and not nproc:
+                ops = {side.name: side.time_ops()
+                       for side in ((original, replay) if i % 2 == 0 else (replay, original))}
+                op_rounds.append((ops["original"], ops["replay"]))
             print(f"\r{config}: round {i + 1}/{rounds}", end="", file=sys.stderr, flush=True)
         print(file=sys.stderr)
     finally:
@@ -185,7 +207,34 @@ def measure(mimic, config, rounds, block, out):
                                      "replay": replay_report(r).get("page_faults_per_iter")},
             "original_block_medians_ms": [statistics.median(b) for b in original.times[r]],
             "replay_block_medians_ms": [statistics.median(b) for b in replay.times[r]]})
+    if op_rounds:
+        result["per_op"] = per_op_errors(rec, op_rounds)
     return result
+
+
+def per_op_errors(rec, op_rounds):
+    """Per op name, each round's replay/original ratio of the name's summed op times, median over
+    the rounds; the geometric mean of their distances from 1 over the names, and the time-weighted
+    ratio (all ops), median over rounds. The original's times: the probe's, as op_gaps.json's."""
+    with gzip.open(os.path.join(rec, "et.json.gz"), "rt", encoding="utf-8") as f:
+        names = {n["id"]: n["name"] for n in json.load(f)["nodes"]}
+    by_name, weighted = {}, []
+    for orig, rep in op_rounds:
+        sums = {}
+        for node in orig.keys() & rep.keys():
+            o, r = sums.setdefault(names.get(node, "?"), [0.0, 0.0])
+            sums[names.get(node, "?")] = [o + orig[node], r + rep[node]]
+        for name, (o, r) in sums.items():
+            if o > 0 and r > 0:
+                by_name.setdefault(name, []).append(r / o)
+        total_o, total_r = sum(v[0] for v in sums.values()), sum(v[1] for v in sums.values())
+        if total_o > 0:
+            weighted.append(total_r / total_o)
+    medians = {n: statistics.median(v) for n, v in by_name.items()}
+    geo = (math.exp(sum(abs(math.log(m)) for m in medians.values()) / len(medians)) - 1) * 100 if medians else None
+    worst = sorted(medians.items(), key=lambda kv: -abs(math.log(kv[1])))[:5]
+    return {"geomean_pct": geo, "weighted_pct": (statistics.median(weighted) - 1) * 100 if weighted else None,
+            "names": len(medians), "worst": [[n, round((m - 1) * 100, 1)] for n, m in worst]}
 
 
 def main():
@@ -211,6 +260,12 @@ def main():
                   f"(unpaired {r['unpaired_error_pct']:+6.1f}%)  recording's untraced median "
                   f"{r['recording_untraced_median_ms']:.2f} ms  page faults per iteration: recording "
                   f"{faults['recording']}, original {faults['original']}, replay {faults['replay']}", flush=True)
+    for res in results:
+        if res.get("per_op"):
+            p = res["per_op"]
+            print(f"{res['config']:12} per op (paired, against the probe-timed untraced ops): geometric mean "
+                  f"{p['geomean_pct']:.1f}% over {p['names']} names, time-weighted {p['weighted_pct']:+.1f}%; worst "
+                  + ", ".join(f"{n} {e:+.0f}%" for n, e in p["worst"]), flush=True)
     single = [r["paired_error_pct"] for res in results if "ranks" in res and ":" not in res["config"]
               for r in res["ranks"]]
     if single:  # as replay_accuracy.py: the geometric mean of the ratios' distances from 1

@@ -147,7 +147,7 @@ def _record_here(args, out_dir, rank=None, world_size=None):
                     label=args.label, extra_meta=extra)
         if args.pace:  # the recording is complete: this process, as it is now, is the original
             from .paced import serve_paced
-            serve_paced(step, args.pace, rank or 0, warmup=0)
+            serve_paced(step, args.pace, rank or 0, warmup=0, out_dir=out_dir)
     finally:
         if distributed:
             import torch.distributed as dist

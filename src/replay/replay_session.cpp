@@ -263,7 +263,20 @@ SessionResult run_replay_session(const SessionOptions& o) {
         page_faults += minor_page_faults() - faults_before;
         return ms;
     };
-    if (!o.pace.empty()) iteration_ms = run_paced(o.pace, o.dist ? o.dist->rank : 0, iteration);
+    // "ops": one per-op pass, with the timed iterations' fresh pages, for a
+    // benchmark that alternates it with the original's op timing.
+    const auto op_pass = [&] {
+        replayer.time_ops(1);
+        std::string reply;
+        for (size_t s = 0; s < replayer.steps().size(); ++s) {
+            const Step& step = replayer.steps()[s];
+            if (step.skipped) continue;
+            if (!reply.empty()) reply += ' ';
+            reply += std::to_string(trace.nodes[step.node.value].id.value) + ":" + std::to_string(replayer.op_us()[s]);
+        }
+        return reply;
+    };
+    if (!o.pace.empty()) iteration_ms = run_paced(o.pace, o.dist ? o.dist->rank : 0, iteration, op_pass);
     else
         for (int i = 0; i < o.iters; ++i) iteration_ms.push_back(iteration(true));
     if (iteration_ms.empty()) fail({o.pace, -1, -1, "--pace"}, "the benchmark driver stopped before any timed iteration");

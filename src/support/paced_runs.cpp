@@ -55,7 +55,8 @@ bool write_reply(int fd, const std::string& text) {
 
 }  // namespace
 
-std::vector<double> run_paced(const std::string& prefix, int rank, const std::function<double(bool timed)>& iteration) {
+std::vector<double> run_paced(const std::string& prefix, int rank, const std::function<double(bool timed)>& iteration,
+                              const std::function<std::string()>& op_pass) {
     const auto [go_path, done_path] = paced_fifo_paths(prefix, rank);
     // The driver opens go for writing, then done for reading: the same order here.
     std::ifstream go(go_path);
@@ -66,9 +67,15 @@ std::vector<double> run_paced(const std::string& prefix, int rank, const std::fu
     std::string line;
     try {
         while (std::getline(go, line) && line != "stop") {
+            if (line == "ops" && op_pass) {
+                if (!write_reply(done, op_pass() + "\n"))
+                    fail({done_path, -1, -1, "--pace"}, std::string("cannot write the op times: ") + std::strerror(errno));
+                continue;
+            }
             int untimed = 0, timed = 0;
             if (!parse_run(line, untimed, timed))
-                fail({go_path, -1, -1, "--pace"}, "expected 'run UNTIMED TIMED' or 'stop', got '" + line + "'");
+                fail({go_path, -1, -1, "--pace"},
+                     std::string("expected 'run UNTIMED TIMED', ") + (op_pass ? "'ops', " : "") + "or 'stop', got '" + line + "'");
             for (int i = 0; i < untimed; ++i) iteration(false);
             std::string reply;
             for (int i = 0; i < timed; ++i) {

@@ -9,8 +9,10 @@
 // block, over two FIFOs the driver has created:
 //   PREFIX.go.rankN    driver -> us: "run W T" (W untimed iterations, which
 //                      warm the caches the other program used, then T timed
-//                      ones) or "stop"
-//   PREFIX.done.rankN  us -> driver: the T times in ms, separated by spaces
+//                      ones), "ops" (one pass timing each top-level op) or
+//                      "stop"
+//   PREFIX.done.rankN  us -> driver: the T times in ms, separated by spaces;
+//                      for "ops", "NODE_ID:US" per op, separated by spaces
 // python/mimic_record/paced.py speaks it for the original workload.
 #pragma once
 
@@ -27,6 +29,9 @@ std::pair<std::string, std::string> paced_fifo_paths(const std::string& prefix, 
 // runs one iteration and returns its time in ms. Returns every timed
 // iteration's time in order. Throws mimic::Error naming the FIFO and the line
 // when a FIFO cannot be opened or a command is malformed.
-std::vector<double> run_paced(const std::string& prefix, int rank, const std::function<double(bool timed)>& iteration);
+// `op_pass`, when given, answers "ops" with its reply line (without the
+// newline); without it "ops" is a malformed command.
+std::vector<double> run_paced(const std::string& prefix, int rank, const std::function<double(bool timed)>& iteration,
+                              const std::function<std::string()>& op_pass = {});
 
 }  // namespace mimic

@@ -105,12 +105,32 @@ if "$MIMIC" record --workload mlp --out "$TMP/mlp" --warmup 1 --iters 3 > "$TMP/
     read -r -t 120 first <&4 || fail "paced replay: no reply to the first block"
     echo "run 0 1" >&3
     read -r -t 120 second <&4 || fail "paced replay: no reply to the second block"
+    echo ops >&3
+    read -r -t 120 ops <&4 || fail "paced replay: no reply to ops"
     echo stop >&3
     exec 3>&- 4<&-
     wait $replay_pid || fail "paced replay failed: $(cat "$TMP/paced.txt")"
     [ "$(echo $first | wc -w)" = 2 ] && [ "$(echo $second | wc -w)" = 1 ] || fail "paced replay replied '$first' and '$second'"
     [ "$(json_get "$TMP/paced.json" "len(d['iteration_ms']) == 3 and d['iters'] == 3")" = True ] \
         || fail "paced replay: the report does not hold the three timed iterations"
+    # "ops": one per-op pass, every replayed op as ET_NODE_ID:US.
+    [ "$(echo "$ops" | tr ' ' '\n' | grep -cE '^[0-9]+:[0-9.]+$')" = "$(json_get "$TMP/paced.json" "d['ops_replayed']")" ] \
+        || fail "paced replay: ops replied '$ops'"
+    # The original's side: the recording process stays, times untraced calls, and with the probe each op.
+    mkfifo "$TMP/orig.go.rank0" "$TMP/orig.done.rank0"
+    "$MIMIC" record --workload mlp --out "$TMP/mlp_paced" --warmup 1 --iters 2 --pace "$TMP/orig" > "$TMP/orig.log" 2>&1 &
+    record_pid=$!
+    exec 3> "$TMP/orig.go.rank0" 4< "$TMP/orig.done.rank0"
+    echo "run 0 2" >&3
+    read -r -t 300 orig_times <&4 || fail "paced recording: no reply to a block"
+    echo ops >&3
+    read -r -t 300 orig_ops <&4 || fail "paced recording: no reply to ops"
+    echo stop >&3
+    exec 3>&- 4<&-
+    wait $record_pid || fail "paced recording failed: $(cat "$TMP/orig.log")"
+    [ "$(echo $orig_times | wc -w)" = 2 ] || fail "paced recording replied '$orig_times'"
+    paired=$(echo "$orig_ops" | tr ' ' '\n' | grep -cE '^[0-9]+:[0-9.]+$')
+    [ "$paired" -ge "$(json_get "$TMP/mlp.json" "int(0.9 * d['ops_total'])")" ] || fail "paced recording: ops replied '$orig_ops'"
     "$MIMIC" diff "$TMP/mlp" "$TMP/mlp_replay/et.json" --json "$TMP/diff.json" > "$TMP/diff.txt" || fail "diff failed"
     [ "$(json_get "$TMP/diff.json" "d['identical']")" = True ] || fail "replay ran other ops than the original: $(cat "$TMP/diff.txt")"
 else

@@ -61,6 +61,28 @@ TEST(PacedRuns, RunsEachBlockAndRepliesWithItsTimes) {
     EXPECT_EQ(replies[1], "3.500000");
 }
 
+TEST(PacedRuns, OpsIsAnsweredByTheOpPassWhenThereIsOne) {
+    const std::string prefix = make_fifos("ops");
+    std::vector<std::string> replies;
+    std::thread driver([&] {
+        const auto [go_path, done_path] = paced_fifo_paths(prefix, 0);
+        std::ofstream go(go_path);
+        std::ifstream done(done_path);
+        for (const char* c : {"ops", "run 0 1", "ops"}) {
+            go << c << '\n' << std::flush;
+            std::string line;
+            if (std::getline(done, line)) replies.push_back(line);
+        }
+        go << "stop\n" << std::flush;
+    });
+    int passes = 0;
+    const std::vector<double> times = run_paced(
+        prefix, 0, [](bool) { return 4.0; }, [&] { return "7:1.5 9:" + std::to_string(++passes); });
+    driver.join();
+    EXPECT_EQ(times, (std::vector<double>{4.0}));
+    EXPECT_EQ(replies, (std::vector<std::string>{"7:1.5 9:1", "4.000000", "7:1.5 9:2"}));
+}
+
 TEST(PacedRuns, DriverClosingItsEndStopsTheRuns) {
     const std::string prefix = make_fifos("eof");
     std::thread driver([&] { drive(prefix, {"run 0 1"}); });
@@ -70,7 +92,7 @@ TEST(PacedRuns, DriverClosingItsEndStopsTheRuns) {
 }
 
 TEST(PacedRuns, MalformedCommandNamesTheFifoAndTheLine) {
-    for (const char* bad : {"run 1", "go 1 2", "run 1 0", "run -1 3", "run 1 2 3", "run 1 999999999"}) {
+    for (const char* bad : {"run 1", "go 1 2", "run 1 0", "run -1 3", "run 1 2 3", "run 1 999999999", "ops"}) {
         const std::string prefix = make_fifos("bad");
         std::thread driver([&] { drive(prefix, {bad}); });
         try {

@@ -55,6 +55,16 @@ class ServePacedTest(unittest.TestCase):
         self.assertTrue(all(t >= 0 for t in times))
         self.assertEqual(self.calls, 2 + 1 + 3)
 
+    def test_ops_needs_the_probe_and_the_recording(self):
+        thread = self.serve(warmup=0)  # no out_dir, no probe: "ops" is not a command here
+        with open(f"{self.prefix}.go.rank0", "w") as go, open(f"{self.prefix}.done.rank0") as done:
+            go.write("ops\n")
+            go.flush()
+            self.assertEqual(done.readline(), "")
+        thread.join()
+        self.assertIsInstance(self.error, ValueError)
+        self.assertIn("'ops'", str(self.error))
+
     def test_malformed_command_names_the_fifo(self):
         thread = self.serve(warmup=0)
         with open(f"{self.prefix}.go.rank0", "w") as go, open(f"{self.prefix}.done.rank0") as done:
