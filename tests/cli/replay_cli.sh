@@ -16,6 +16,25 @@ json_get() {  # file, python expression over `d`
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
 }
 
+# Sends each command to a paced program (PREFIX.go.rank0, see bench/replay_paired.py), reads
+# its reply line into REPLIES, then says "stop". Fails when a reply does not come in TIMEOUT s.
+drive_paced() {  # prefix, timeout, command...
+    local prefix=$1 timeout=$2 line
+    shift 2
+    REPLIES=()
+    exec 3> "$prefix.go.rank0" 4< "$prefix.done.rank0"
+    for command in "$@"; do
+        echo "$command" >&3
+        if ! read -r -t "$timeout" line <&4; then
+            exec 3>&- 4<&-
+            return 1
+        fi
+        REPLIES+=("$line")
+    done
+    echo stop >&3
+    exec 3>&- 4<&-
+}
+
 # 1. A real GPU trace on this CPU; the 0.5-GFLOP matmuls are left out to keep it short.
 LINEAR=$TRACES/pytorch/linear_et.json.gz
 if [ -f "$LINEAR" ]; then
@@ -100,15 +119,8 @@ if "$MIMIC" record --workload mlp --out "$TMP/mlp" --warmup 1 --iters 3 > "$TMP/
     mkfifo "$TMP/pace.go.rank0" "$TMP/pace.done.rank0"
     "$MIMIC" replay "$TMP/mlp" --pace "$TMP/pace" --json "$TMP/paced.json" > "$TMP/paced.txt" 2>&1 &
     replay_pid=$!
-    exec 3> "$TMP/pace.go.rank0" 4< "$TMP/pace.done.rank0"
-    echo "run 1 2" >&3
-    read -r -t 120 first <&4 || fail "paced replay: no reply to the first block"
-    echo "run 0 1" >&3
-    read -r -t 120 second <&4 || fail "paced replay: no reply to the second block"
-    echo ops >&3
-    read -r -t 120 ops <&4 || fail "paced replay: no reply to ops"
-    echo stop >&3
-    exec 3>&- 4<&-
+    drive_paced "$TMP/pace" 120 "run 1 2" "run 0 1" ops || fail "paced replay: a command had no reply"
+    first=${REPLIES[0]} second=${REPLIES[1]} ops=${REPLIES[2]}
     wait $replay_pid || fail "paced replay failed: $(cat "$TMP/paced.txt")"
     [ "$(echo $first | wc -w)" = 2 ] && [ "$(echo $second | wc -w)" = 1 ] || fail "paced replay replied '$first' and '$second'"
     [ "$(json_get "$TMP/paced.json" "len(d['iteration_ms']) == 3 and d['iters'] == 3")" = True ] \
@@ -120,13 +132,8 @@ if "$MIMIC" record --workload mlp --out "$TMP/mlp" --warmup 1 --iters 3 > "$TMP/
     mkfifo "$TMP/orig.go.rank0" "$TMP/orig.done.rank0"
     "$MIMIC" record --workload mlp --out "$TMP/mlp_paced" --warmup 1 --iters 2 --pace "$TMP/orig" > "$TMP/orig.log" 2>&1 &
     record_pid=$!
-    exec 3> "$TMP/orig.go.rank0" 4< "$TMP/orig.done.rank0"
-    echo "run 0 2" >&3
-    read -r -t 300 orig_times <&4 || fail "paced recording: no reply to a block"
-    echo ops >&3
-    read -r -t 300 orig_ops <&4 || fail "paced recording: no reply to ops"
-    echo stop >&3
-    exec 3>&- 4<&-
+    drive_paced "$TMP/orig" 300 "run 0 2" ops || fail "paced recording: a command had no reply"
+    orig_times=${REPLIES[0]} orig_ops=${REPLIES[1]}
     wait $record_pid || fail "paced recording failed: $(cat "$TMP/orig.log")"
     [ "$(echo $orig_times | wc -w)" = 2 ] || fail "paced recording replied '$orig_times'"
     paired=$(echo "$orig_ops" | tr ' ' '\n' | grep -cE '^[0-9]+:[0-9.]+$')
