@@ -113,7 +113,7 @@ private:
     std::vector<ReplayCollective> collectives_;
     std::vector<uint32_t> end_waits_;    // async collectives no later step waits for: the iteration's end does
     bool sync_collectives_ = false;       // time_ops: every collective waited for at once
-    double timer_cost_per_event_us_ = 0;  // the per-op timer's own cost per nested event
+    double timer_cost_per_event_us_ = -1;  // the per-op timer's own cost per nested event; -1: not yet measured
     double gap_cpu_share_ = 0;
     // run_iteration's host gaps: the one before the step about to run (-1:
     // none), and when the previous op returned, on gap_clock_us().
