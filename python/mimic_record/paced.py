@@ -17,7 +17,7 @@ import resource
 import sys
 
 from . import fault_probe
-from .recorder import _timed
+from .recorder import ET_FILE, _timed
 
 MAX_ITERATIONS = 100000  # per block: a garbled line must not start a day-long block
 
@@ -30,7 +30,7 @@ class _OpTimer:
     def __init__(self, out_dir):
         self.probe = fault_probe.FaultProbe.from_env(lambda *a: None)
         self.scratch = os.path.join(out_dir, ".paced_ops.tsv.partial")
-        with gzip.open(os.path.join(out_dir, "et.json.gz"), "rt", encoding="utf-8") as f:
+        with gzip.open(os.path.join(out_dir, ET_FILE), "rt", encoding="utf-8") as f:
             self.et = json.load(f)
         with open(os.path.join(out_dir, fault_probe.OP_GAPS_FILE), encoding="utf-8") as f:
             self.cost_us = json.load(f).get("probe_cost_per_event_us") or 0.0
@@ -38,8 +38,8 @@ class _OpTimer:
         for n in self.et.get("nodes", []):
             if n.get("parent") != n["id"]:
                 children.setdefault(n.get("parent"), []).append(n["id"])
-        self.below = {}
-        for n in self.et.get("nodes", []):
+        self.below = {}  # ops nested in each top-level op, the only ones "ops" times
+        for n in fault_probe.et_top_level_ops(self.et):
             stack, count = list(children.get(n["id"], [])), 0
             while stack and count <= len(self.et["nodes"]):  # a parent cycle must not hang
                 count += 1
