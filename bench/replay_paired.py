@@ -56,7 +56,7 @@ class SideFailed(RuntimeError):
 class Side:
     """One program (the original or the replay), its ranks' FIFOs and its process."""
 
-    def __init__(self, name, argv, prefix, ranks, log_path, env=None):
+    def __init__(self, name, argv, prefix, ranks, log_path):
         self.name, self.prefix, self.ranks = name, prefix, ranks
         for r in range(ranks):
             for kind in ("go", "done"):
@@ -65,7 +65,7 @@ class Side:
                     os.unlink(path)
                 os.mkfifo(path)
         self.log = open(log_path, "w", encoding="utf-8")
-        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT)
         self.go, self.done = [], []
         self.times = [[] for _ in range(ranks)]
 
@@ -162,11 +162,11 @@ def measure(mimic, config, rounds, block, out):
                       os.path.join(d, "replay"), ranks, os.path.join(d, "replay.log"))
         replay.open()
         for i in range(rounds):
-            for side in ((original, replay) if i % 2 == 0 else (replay, original)):
+            order = (original, replay) if i % 2 == 0 else (replay, original)  # ABBA
+            for side in order:
                 side.run_block(1, block)
             if PER_OP and not nproc:
-                ops = {side.name: side.time_ops()
-                       for side in ((original, replay) if i % 2 == 0 else (replay, original))}
+                ops = {side.name: side.time_ops() for side in order}
                 op_rounds.append((ops["original"], ops["replay"]))
             print(f"\r{config}: round {i + 1}/{rounds}", end="", file=sys.stderr, flush=True)
         print(file=sys.stderr)
@@ -222,8 +222,9 @@ def per_op_errors(rec, op_rounds):
     for orig, rep in op_rounds:
         sums = {}
         for node in orig.keys() & rep.keys():
-            o, r = sums.setdefault(names.get(node, "?"), [0.0, 0.0])
-            sums[names.get(node, "?")] = [o + orig[node], r + rep[node]]
+            pair = sums.setdefault(names.get(node, "?"), [0.0, 0.0])
+            pair[0] += orig[node]
+            pair[1] += rep[node]
         for name, (o, r) in sums.items():
             if o > 0 and r > 0:
                 by_name.setdefault(name, []).append(r / o)
