@@ -28,8 +28,9 @@ single-process configurations, one op-timing call per side per round ("ops": the
 top-level ops timed by the probe as op_gaps.json's are, the replay's per-op pass) and prints per
 op name the median over rounds of the replay/original ratio, their geometric mean and the
 time-weighted ratio. The summary is
-written to OUT_DIR/summary.json; each configuration's recording, logs and the replay's report
-(its iteration_ms are the paced ones) stay in OUT_DIR/<config>/.
+written to OUT_DIR/summary.json; each configuration's recording, logs, the replay's report
+(its iteration_ms are the paced ones) and with PER_OP=1 each round's op times per ET node
+(op_rounds.json) stay in OUT_DIR/<config>/.
 """
 import gzip
 import json
@@ -209,6 +210,8 @@ def measure(mimic, config, rounds, block, out):
             "replay_block_medians_ms": [statistics.median(b) for b in replay.times[r]]})
     if op_rounds:
         result["per_op"] = per_op_errors(rec, op_rounds)
+        with open(os.path.join(d, "op_rounds.json"), "w", encoding="utf-8") as f:  # the raw pairs, per node
+            json.dump([{"original": o, "replay": r} for o, r in op_rounds], f)
     return result
 
 

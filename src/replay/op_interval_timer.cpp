@@ -1,5 +1,7 @@
 #include "replay/op_interval_timer.h"
 
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
 #include <ATen/ops/neg.h>
 #include <ATen/ops/zeros.h>
 
@@ -75,6 +77,16 @@ double OpIntervalTimer::interval_us() const {
 }
 
 uint32_t OpIntervalTimer::events() const { return state.events; }
+
+void OpIntervalTimer::warm_up() {
+    state.armed = false;
+    static const c10::OperatorHandle empty = c10::Dispatcher::singleton().findSchemaOrThrow("aten::empty", "memory_format");
+    // empty(size, dtype, layout, device, pin_memory, memory_format), as a replayed step builds it.
+    torch::jit::Stack stack{c10::IValue(std::vector<int64_t>{0}), c10::IValue(), c10::IValue(),
+                            c10::IValue(c10::Device(c10::kCPU)), c10::IValue(), c10::IValue()};
+    empty.callBoxed(stack);
+    at::zeros({1});  // zeros -> empty, zero_ -> fill_
+}
 
 double OpIntervalTimer::cost_per_event_us() {
     constexpr int kCalls = 2000, kRounds = 5;

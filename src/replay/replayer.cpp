@@ -435,12 +435,9 @@ void Replayer::time_ops(int passes) {
     if (timer_cost_per_event_us_ < 0) timer_cost_per_event_us_ = OpIntervalTimer::cost_per_event_us();
     const double per_event_us = timer_cost_per_event_us_;
     OpIntervalTimer timer;
-    // The first RecordFunction after a callback is added rebuilds this
-    // thread's list of active callbacks: let an untimed op pay for that,
-    // not the first step (it took 8-10 us instead of 1).
-    at::empty({0});
     for (int pass = 0; pass < std::max(passes, 1); ++pass) {
         pool_.restore();
+        timer.warm_up();
         if (options_.groups) options_.groups->barrier();
         for (size_t s = 0; s < steps_.size(); ++s) {
             Step& step = steps_[s];

@@ -4,6 +4,7 @@
 #include <ATen/record_function.h>
 #include <c10/core/GradMode.h>
 
+#include "support/cache_eviction.h"
 #include "support/error.h"
 
 namespace mimic::replay {
@@ -68,6 +69,13 @@ void TensorPool::restore() {
         if (b.pristine.defined()) b.storage_holder.copy_(b.pristine);
     }
     snapshot();
+    // The copies left every buffer hot in the caches, where the original's
+    // iteration found them after its previous iteration and host code (see
+    // cache_eviction.h); the pristine copies are only read here.
+    if (device_.is_cpu())
+        for (auto& [key, b] : buffers_)
+            for (const at::Tensor* t : {&b.storage_holder, &b.pristine})
+                if (t->defined()) evict_from_cpu_caches(t->data_ptr(), t->nbytes());
 }
 
 at::Tensor TensorPool::fresh(const TensorLayout& layout) const {
