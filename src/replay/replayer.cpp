@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "io/chakra_values.h"
 #include "replay/device_substitutes.h"
@@ -234,6 +235,7 @@ void Replayer::compute_releases() {
 void Replayer::mark_autograd_leaves() {
     // A trace recorded without autograd (inference) has no sequence numbers: nothing to do.
     for (Step& step : steps_) step.grad_mode = step.op && trace_.nodes[step.node.value].seq_id >= 0;
+    std::unordered_set<const c10::StorageImpl*> leaf_storages;
     for (Step& step : steps_) {
         if (!step.grad_mode) continue;
         const auto& formals = step.op->schema().arguments();
@@ -245,7 +247,24 @@ void Replayer::mark_autograd_leaves() {
             c10::IValue& a = step.args[i];
             if (!a.isTensor()) continue;
             at::Tensor t = a.toTensor();
-            if (t.defined() && t.is_floating_point() && !t.requires_grad()) t.requires_grad_(true);
+            if (!t.defined() || !t.is_floating_point()) continue;
+            if (!t.requires_grad()) t.requires_grad_(true);
+            leaf_storages.insert(t.storage().unsafeGetStorageImpl());
+        }
+    }
+    // The same leaves where autograd did not record: the backward's ops read
+    // the saved parameters and the optimizer updates them, tensors that still
+    // require grad in the original. A view of one (`t` of a weight in the
+    // backward) gets autograd metadata even without grad mode, which the
+    // original paid for: the replay's `t` took 0.4-0.5 us against 0.6-0.9.
+    for (Step& step : steps_) {
+        if (step.grad_mode || !step.op) continue;
+        for (c10::IValue& a : step.args) {
+            if (!a.isTensor()) continue;
+            at::Tensor t = a.toTensor();
+            if (t.defined() && t.is_floating_point() && !t.requires_grad() && t.is_leaf() &&
+                leaf_storages.count(t.storage().unsafeGetStorageImpl()))
+                t.requires_grad_(true);
         }
     }
 }
