@@ -17,7 +17,9 @@ Printed per workload and mode, over the rounds:
 - systematic: for each op name, the median over rounds of its signed log error, then the
   geometric mean of those over names: what stays when the single profiled iteration's noise
   is taken out;
-- weighted: the time-weighted per-op error, median over rounds.
+- weighted: the time-weighted per-op error, median over rounds;
+- the original against itself: its profile's corrected durations against its untraced op times
+  (the two references), geometric mean over op names: the floor for figures against the profile.
 
   bench/replay_accuracy.py MIMIC [ROUNDS=3] [ITERS=15] [OUT_DIR=/tmp/mimic-accuracy]
 The recordings and each replay's report stay in OUT_DIR/round<N>/; VERBOSE=1 lists each
@@ -97,6 +99,24 @@ def main():
             print(f"{w:12} {m:18} {ref:9} {geo:14.1f} {systematic:14.1f} {weighted:12.1f} {e2e:+8.1f}")
             summary[(m, ref)].append((geo, systematic))
         e2e_by_mode[m].append(e2e)
+    # The two references against each other, per op name: the profiled iteration's corrected
+    # durations against the untraced calls' op times, both of the original. Where they disagree
+    # by X%, no replay can be within less than about X/2 of both; it bounds what the per-op
+    # figures against the profile can show.
+    floors = []
+    for w in WORKLOADS:
+        rs = next((rs for (w2, _), rs in reports.items() if w2 == w), [])
+        per_round = [geomean_pct([math.log(row["profile_us"] / row["untraced_us"]) for row in rep["per_op"]
+                                  if row.get("profile_us", 0) > 0 and row.get("untraced_us", 0) > 0])
+                     for rep in rs]
+        floor = median_or_nan(per_round)
+        floors.append(floor)
+        print(f"{w:12} the original's profile against its untraced op times: {floor:.1f}% (geometric mean over op "
+              f"names, median over rounds)")
+    valid = [f for f in floors if f == f and f > 0]
+    if valid:
+        print(f"geometric mean over workloads, profile vs untraced (the original against itself): "
+              f"{math.exp(statistics.mean(math.log(f) for f in valid)):.1f}%")
     for (m, ref), values in summary.items():
         geo = math.exp(statistics.mean(math.log(max(g, 0.01)) for g, _ in values))
         sys_ = math.exp(statistics.mean(math.log(max(s, 0.01)) for _, s in values))
