@@ -1,5 +1,8 @@
 #include "support/cache_eviction.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdint>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -15,6 +18,18 @@ namespace {
 // is still covered from its first line to its last.
 constexpr uintptr_t kLineBytes = 64;
 }  // namespace
+
+size_t largest_cpu_cache_bytes() {
+    constexpr size_t kFloor = size_t(32) << 20;
+    size_t largest = kFloor;
+#if defined(_SC_LEVEL3_CACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+    for (int name : {_SC_LEVEL2_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL4_CACHE_SIZE}) {
+        const long bytes = ::sysconf(name);
+        if (bytes > 0) largest = std::max(largest, size_t(bytes));
+    }
+#endif
+    return largest;
+}
 
 bool can_evict_from_cpu_caches() {
 #ifdef MIMIC_HAVE_CLFLUSH

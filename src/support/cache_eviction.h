@@ -13,6 +13,10 @@
 
 namespace mimic {
 
+// The largest CPU cache's size as the C library reports it, at least 32 MiB
+// (a VM may report none): what a sweep of memory can still leave cached.
+size_t largest_cpu_cache_bytes();
+
 // False where the CPU has no instruction for it (the call does nothing there).
 bool can_evict_from_cpu_caches();
 void evict_from_cpu_caches(const void* data, size_t bytes);

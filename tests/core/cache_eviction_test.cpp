@@ -39,6 +39,10 @@ TEST(CacheEviction, EmptyRangesDoNothing) {
     EXPECT_EQ(x, 3);
 }
 
+TEST(CacheEviction, LargestCacheHasAFloor) {
+    EXPECT_GE(largest_cpu_cache_bytes(), size_t(32) << 20);
+}
+
 TEST(CacheEviction, AvailableOnX86) {
 #if defined(__x86_64__) || defined(__i386__)
     EXPECT_TRUE(can_evict_from_cpu_caches());
