@@ -3,8 +3,13 @@
 import os
 import re
 
-# Everything a recording writes; --force removes these and nothing else.
-OUTPUT_FILES = ("et.json.gz", "profile.json", "meta.json", "job.json", ".et.json.partial")
+# Everything a recording writes; --force removes these and nothing else. The page-fault probe's
+# files must go too: a new recording made without the probe would otherwise sit beside an old
+# one's op_faults.json and op_gaps.json, and the replay would read them as its own.
+OUTPUT_FILES = ("et.json.gz", "profile.json", "meta.json", "job.json", ".et.json.partial",
+                "op_faults.json", "op_gaps.json", "op_layouts.json")
+# Scratch files the recorder and the probe write while they run (".op_gaps.0.tsv.partial").
+_SCRATCH = re.compile(r"\.[\w.]+\.partial$")
 _RANK_DIR = re.compile(r"rank\d+$")
 
 
@@ -15,7 +20,7 @@ class OutDirError(Exception):
 def _remove_outputs(path):
     for entry in os.listdir(path):
         full = os.path.join(path, entry)
-        if entry in OUTPUT_FILES or entry.endswith(".tmp"):
+        if entry in OUTPUT_FILES or entry.endswith(".tmp") or _SCRATCH.match(entry):
             os.remove(full)
         elif _RANK_DIR.match(entry) and os.path.isdir(full) and not os.path.islink(full):
             _remove_outputs(full)
