@@ -54,8 +54,10 @@ uint64_t minor_page_faults() {
 
 ReplayReport make_report(const Trace& trace, const Replayer& replayer, const ReplaySettings& settings,
                          const std::vector<double>& iteration_ms, const std::optional<RecordingMeta>& meta,
-                         const HostGapModel& gaps, uint64_t page_faults, const OpGaps* untraced) {
+                         const HostGapModel& gaps, uint64_t page_faults, const OpGaps* untraced,
+                         const std::vector<double>* untraced_pass_us) {
     ReplayReport r;
+    r.untraced_op_pass = untraced_pass_us != nullptr;
     r.settings = settings;
     const Selection& sel = replayer.selection();
     r.iteration_label = sel.iteration_label;
@@ -139,11 +141,13 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
         const Step& s = steps[i];
         if (s.skipped) continue;
         const double us = replayer.op_us()[i];
+        const double us_untraced_pass = untraced_pass_us ? (*untraced_pass_us)[i] : us;
         r.op_time_sum_ms += us / 1000.0;
         OpTime t;
         t.node_id = int64_t(trace.nodes[s.node.value].id.value);
         t.name = s.name;
         t.replay_us = us;
+        if (untraced_pass_us) t.replay_untraced_pass_us = us_untraced_pass;
         if (linked(s.node)) {
             t.profile_us = profile_us(s.node);
             t.profile_raw_us = trace.timing[s.node.value].duration_us;
@@ -158,6 +162,7 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
         for (auto* m : {&by_name[s.name], &by_cat[category_of(trace, s.node)]}) {
             ++m->count;
             m->replay_us += us;
+            m->replay_untraced_pass_us += us_untraced_pass;
             if (t.profile_us) {
                 m->profile_us += *t.profile_us;
                 m->profile_raw_us += *t.profile_raw_us;
@@ -194,32 +199,37 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
     r.per_category = sorted_by_time(by_cat);
     // Geometric mean over op names of max(replay/profile, profile/replay), as a percentage above 1.
     // Names with a reference for only some of their ops are left out: their sums would not compare.
-    auto geomean = [&](double TimeCompare::*reference, uint64_t TimeCompare::*with_reference) -> std::optional<double> {
+    // The untraced times are compared with the pass that allocated as their calls did.
+    using Field = double TimeCompare::*;
+    auto geomean = [&](Field replay, Field reference, uint64_t TimeCompare::*with_reference) -> std::optional<double> {
         double log_sum = 0;
         size_t n = 0;
         for (const TimeCompare& t : r.per_op) {
-            if (t.*reference <= 0 || t.replay_us <= 0 || t.*with_reference != t.count) continue;
-            log_sum += std::fabs(std::log(t.replay_us / (t.*reference)));
+            if (t.*reference <= 0 || t.*replay <= 0 || t.*with_reference != t.count) continue;
+            log_sum += std::fabs(std::log(t.*replay / (t.*reference)));
             ++n;
         }
         if (!n) return std::nullopt;
         return (std::exp(log_sum / double(n)) - 1.0) * 100.0;
     };
-    r.per_op_error_geomean_pct = geomean(&TimeCompare::profile_us, &TimeCompare::profiled);
-    r.per_op_error_geomean_raw_pct = geomean(&TimeCompare::profile_raw_us, &TimeCompare::profiled);
-    r.per_op_error_geomean_untraced_pct = geomean(&TimeCompare::untraced_us, &TimeCompare::untraced);
-    auto weighted = [&](double TimeCompare::*reference, uint64_t TimeCompare::*with_reference) -> std::optional<double> {
+    r.per_op_error_geomean_pct = geomean(&TimeCompare::replay_us, &TimeCompare::profile_us, &TimeCompare::profiled);
+    r.per_op_error_geomean_raw_pct =
+        geomean(&TimeCompare::replay_us, &TimeCompare::profile_raw_us, &TimeCompare::profiled);
+    r.per_op_error_geomean_untraced_pct =
+        geomean(&TimeCompare::replay_untraced_pass_us, &TimeCompare::untraced_us, &TimeCompare::untraced);
+    auto weighted = [&](Field replay, Field reference, uint64_t TimeCompare::*with_reference) -> std::optional<double> {
         double abs_diff = 0, reference_sum = 0;
         for (const TimeCompare& t : r.per_op) {
             if (t.*with_reference != t.count) continue;
-            abs_diff += std::fabs(t.replay_us - t.*reference);
+            abs_diff += std::fabs(t.*replay - t.*reference);
             reference_sum += t.*reference;
         }
         if (reference_sum <= 0) return std::nullopt;
         return 100.0 * abs_diff / reference_sum;
     };
-    r.per_op_error_weighted_pct = weighted(&TimeCompare::profile_us, &TimeCompare::profiled);
-    r.per_op_error_weighted_untraced_pct = weighted(&TimeCompare::untraced_us, &TimeCompare::untraced);
+    r.per_op_error_weighted_pct = weighted(&TimeCompare::replay_us, &TimeCompare::profile_us, &TimeCompare::profiled);
+    r.per_op_error_weighted_untraced_pct =
+        weighted(&TimeCompare::replay_untraced_pass_us, &TimeCompare::untraced_us, &TimeCompare::untraced);
     return r;
 }
 

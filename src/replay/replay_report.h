@@ -46,6 +46,9 @@ struct TimeCompare {
     uint64_t profiled = 0;  // ops with a profiler duration
     double untraced_us = 0;  // sum of the original's untraced durations (op_gaps.json), 0 when not measured
     uint64_t untraced = 0;   // ops with an untraced duration
+    // The replay's side of that comparison: the per-op pass that allocated
+    // as the untraced calls faulted, when it ran (else the same as replay_us).
+    double replay_untraced_pass_us = 0;
     std::optional<double> error_pct() const {
         if (profiled == 0 || profile_us <= 0) return std::nullopt;
         return (replay_us - profile_us) / profile_us * 100.0;
@@ -53,7 +56,7 @@ struct TimeCompare {
     // Against the untraced durations, when every op of the name has one.
     std::optional<double> untraced_error_pct() const {
         if (untraced != count || untraced_us <= 0) return std::nullopt;
-        return (replay_us - untraced_us) / untraced_us * 100.0;
+        return (replay_untraced_pass_us - untraced_us) / untraced_us * 100.0;
     }
 };
 
@@ -64,6 +67,9 @@ struct OpTime {
     double replay_us = 0;
     std::optional<double> profile_us, profile_raw_us;  // corrected and as recorded
     std::optional<double> untraced_us;
+    // The op in the per-op pass given the untraced calls' page faults, when
+    // they differ from the profiled iteration's (untraced_us is compared with it).
+    std::optional<double> replay_untraced_pass_us;
 };
 
 // One communication call of the replay: its recorded size and the latency
@@ -114,6 +120,9 @@ struct ReplayReport {
     // iterations without the profiler or the ET observer.
     std::optional<double> per_op_error_geomean_untraced_pct;
     std::optional<double> per_op_error_weighted_untraced_pct;
+    // The untraced op times were compared with a per-op pass of their own,
+    // given the untraced calls' page faults instead of the profiled iteration's.
+    bool untraced_op_pass = false;
     std::vector<OpTime> op_times;  // every replayed op, in order
     double op_time_sum_ms = 0;                       // replay's per-op pass, summed
     HostGapModel gaps;
@@ -141,10 +150,14 @@ struct ReplayReport {
 };
 
 // `page_faults`: the minor faults of the timed iterations, all of them;
-// `untraced`: the recording's op_gaps.json, when it has one.
+// `untraced`: the recording's op_gaps.json, when it has one;
+// `untraced_pass_us`: per step, the per-op pass that allocated as the
+// untraced calls faulted, when it ran (else the untraced times are compared
+// with the replayer's op_us(), the pass given the profiled iteration's faults).
 ReplayReport make_report(const Trace& trace, const Replayer& replayer, const ReplaySettings& settings,
                          const std::vector<double>& iteration_ms, const std::optional<RecordingMeta>& meta,
-                         const HostGapModel& gaps, uint64_t page_faults, const OpGaps* untraced = nullptr);
+                         const HostGapModel& gaps, uint64_t page_faults, const OpGaps* untraced = nullptr,
+                         const std::vector<double>* untraced_pass_us = nullptr);
 
 std::string report_json(const ReplayReport& r);
 // `--op-times`: {"ops": [{node_id, name, replay_us, profile_us, profile_raw_us, untraced_us}...]}.

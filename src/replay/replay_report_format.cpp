@@ -13,7 +13,10 @@ void compare_rows(JsonWriter& w, const std::vector<TimeCompare>& rows) {
         w.begin_object().field("name", t.key).field("count", uint64_t(t.count)).field("replay_us", t.replay_us);
         if (t.profiled) w.field("profile_us", t.profile_us).field("profile_raw_us", t.profile_raw_us);
         if (auto e = t.error_pct()) w.field("error_pct", *e);
-        if (auto e = t.untraced_error_pct()) w.field("untraced_us", t.untraced_us).field("untraced_error_pct", *e);
+        if (auto e = t.untraced_error_pct()) {
+            w.field("untraced_us", t.untraced_us).field("untraced_error_pct", *e);
+            if (t.replay_untraced_pass_us != t.replay_us) w.field("replay_untraced_pass_us", t.replay_untraced_pass_us);
+        }
         w.end_object();
     }
     w.end_array();
@@ -53,6 +56,7 @@ std::string report_json(const ReplayReport& r) {
     optional_field(w, "per_op_error_geomean_raw_pct", r.per_op_error_geomean_raw_pct);
     optional_field(w, "per_op_error_weighted_pct", r.per_op_error_weighted_pct);
     optional_field(w, "per_op_error_geomean_untraced_pct", r.per_op_error_geomean_untraced_pct);
+    w.field("untraced_op_pass", r.untraced_op_pass);
     optional_field(w, "per_op_error_weighted_untraced_pct", r.per_op_error_weighted_untraced_pct);
     w.key("host_gap_model").begin_object();
     w.field("calibrated", r.gaps.calibrated).field("per_event_overhead_us", r.gaps.per_event_us);
@@ -112,6 +116,7 @@ std::string op_times_json(const ReplayReport& r) {
         optional_field(w, "profile_us", t.profile_us);
         optional_field(w, "profile_raw_us", t.profile_raw_us);
         optional_field(w, "untraced_us", t.untraced_us);
+        if (t.replay_untraced_pass_us) w.field("replay_untraced_pass_us", *t.replay_untraced_pass_us);
         w.end_object();
     }
     w.end_array().end_object();
@@ -152,8 +157,9 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
     if (r.per_op_error_weighted_pct)
         line(fmt::format("  per-op time vs profile, weighted by time: {:.1f}% of profiled op time", *r.per_op_error_weighted_pct));
     if (r.per_op_error_geomean_untraced_pct)
-        line(fmt::format("  per-op time vs the original's untraced op times (op_gaps.json): geometric mean error {:.1f}%, "
+        line(fmt::format("  per-op time vs the original's untraced op times (op_gaps.json{}): geometric mean error {:.1f}%, "
                          "weighted by time {:.1f}%",
+                         r.untraced_op_pass ? ", against a pass given their calls' page faults" : "",
                          *r.per_op_error_geomean_untraced_pct, r.per_op_error_weighted_untraced_pct.value_or(0)));
     line(fmt::format("  memory: pool {:.1f} MiB, peak RSS {:.1f} MiB; {} consumers rerouted to pool tensors, {} shape mismatches",
                      double(r.pool_bytes) / 1048576.0, double(r.peak_rss_bytes) / 1048576.0, r.fallbacks, r.shape_mismatches));

@@ -94,6 +94,23 @@ if "$MIMIC" record --workload mlp --out "$TMP/mlp" --warmup 1 --iters 3 > "$TMP/
     "$MIMIC" replay "$TMP/mlp" --iters 1 --op-times "$TMP/op_times.json" > /dev/null 2>&1 || fail "--op-times failed"
     [ "$(json_get "$TMP/op_times.json" "len(d['ops']) == $(json_get "$TMP/mlp.json" "d['ops_replayed']") and all(o['replay_us'] >= 0 and o['profile_us'] is not None for o in d['ops']) and sum(o['untraced_us'] is not None for o in d['ops']) >= 0.9 * len(d['ops'])")" = True ] \
         || fail "mlp: --op-times does not list every replayed op with its references"
+    # The untraced op times get a per-op pass of their own when their calls faulted elsewhere than
+    # the profiled iteration: made so here by giving the first untraced op 3 faults more.
+    cp -r "$TMP/mlp" "$TMP/mlp_faults"
+    python3 - "$TMP/mlp_faults/op_gaps.json" <<'PYEOF'
+import json, sys
+path = sys.argv[1]
+doc = json.load(open(path))
+doc["gaps"][0][4] += 3
+json.dump(doc, open(path, "w"))
+PYEOF
+    "$MIMIC" replay "$TMP/mlp_faults" --iters 1 --json "$TMP/mlp_faults.json" --op-times "$TMP/op_times_faults.json" \
+        > "$TMP/mlp_faults.txt" 2>&1 || fail "replay with other untraced faults failed: $(cat "$TMP/mlp_faults.txt")"
+    [ "$(json_get "$TMP/mlp_faults.json" "d['untraced_op_pass'] and d['per_op_error_geomean_untraced_pct'] >= 0")" = True ] \
+        || fail "mlp: untraced calls' faults differ, but no pass of their own: $(cat "$TMP/mlp_faults.txt")"
+    [ "$(json_get "$TMP/op_times_faults.json" "all(o['replay_untraced_pass_us'] >= 0 for o in d['ops'])")" = True ] \
+        || fail "mlp: --op-times lacks the untraced pass's times"
+    grep -q "against a pass given their calls' page faults" "$TMP/mlp_faults.txt" || fail "mlp: the text report does not say so"
     # The profile's durations are to the nanosecond (the profiler's own whole microseconds are truncated).
     [ "$(json_get "$TMP/op_times.json" "any(o['profile_raw_us'] != int(o['profile_raw_us']) for o in d['ops'])")" = True ] \
         || fail "mlp: profile durations are whole microseconds"
