@@ -26,9 +26,8 @@ public:
     // Those paths are cold in a pass's first calls: they are not taken while
     // no callback is installed (and the first event after one is added
     // rebuilds the thread's callback list), and the pool's restore runs in
-    // between. The
-    // first two ops of a pass took 3-10 us instead of 0.5-1; in the original,
-    // ops before the iteration's paid for it.
+    // between. The first two ops of a pass took 3-10 us instead of 0.5-1; in
+    // the original, ops before the iteration's paid for it.
     void warm_up();
     bool has_interval() const;
     double interval_us() const;

@@ -7,7 +7,8 @@
 namespace mimic::replay {
 namespace {
 
-void compare_rows(JsonWriter& w, const std::vector<TimeCompare>& rows) {
+// `untraced_pass`: the untraced times were compared with a per-op pass of their own (ReplayReport::untraced_op_pass).
+void compare_rows(JsonWriter& w, const std::vector<TimeCompare>& rows, bool untraced_pass) {
     w.begin_array();
     for (const TimeCompare& t : rows) {
         w.begin_object().field("name", t.key).field("count", uint64_t(t.count)).field("replay_us", t.replay_us);
@@ -15,7 +16,7 @@ void compare_rows(JsonWriter& w, const std::vector<TimeCompare>& rows) {
         if (auto e = t.error_pct()) w.field("error_pct", *e);
         if (auto e = t.untraced_error_pct()) {
             w.field("untraced_us", t.untraced_us).field("untraced_error_pct", *e);
-            if (t.replay_untraced_pass_us != t.replay_us) w.field("replay_untraced_pass_us", t.replay_untraced_pass_us);
+            if (untraced_pass) w.field("replay_untraced_pass_us", t.replay_untraced_pass_us);
         }
         w.end_object();
     }
@@ -73,9 +74,9 @@ std::string report_json(const ReplayReport& r) {
             .field("gap_scale", r.gaps.scale);
     w.end_object();
     w.key("per_category");
-    compare_rows(w, r.per_category);
+    compare_rows(w, r.per_category, r.untraced_op_pass);
     w.key("per_op");
-    compare_rows(w, r.per_op);
+    compare_rows(w, r.per_op, r.untraced_op_pass);
     w.field("pool_bytes", uint64_t(r.pool_bytes)).field("peak_rss_bytes", uint64_t(r.peak_rss_bytes));
     if (r.page_faults_per_iter) w.field("page_faults_per_iter", *r.page_faults_per_iter);
     if (r.original_page_faults_per_iter) w.field("original_page_faults_per_iter", *r.original_page_faults_per_iter);
