@@ -15,7 +15,7 @@ Printed per workload and mode, over the rounds:
 - per_op_geo: the replay report's geometric-mean per-op error (over op names, each name's total
   time), median over rounds; against the profile and against the untraced op times;
 - systematic: for each op name, the median over rounds of its signed log error, then the
-  geometric mean of those over names: what stays when the single profiled iteration's noise
+  geometric mean of those over names: what stays when the profiled iterations' noise
   is taken out;
 - weighted: the time-weighted per-op error, median over rounds;
 - the original against itself: its profile's corrected durations against its untraced op times

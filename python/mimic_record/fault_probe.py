@@ -263,16 +263,30 @@ def pair_gaps_with_et(et_doc, calls, cost_per_event_us=None):
     return doc
 
 
-def pair_with_et(et_doc, records):
-    """{"faults": [[et_node_id, faults]...], counts...}: the probe's records paired with ET ops."""
-    et_ops, probe, pairs = _paired(et_doc, records)
+def pair_with_et(et_doc, calls):
+    """{"faults": [[et_node_id, faults]...], counts...}: the probe's records of each profiled call
+    (a list per call) paired with ET ops; an op's faults are the median over the calls that
+    paired it (median_low: a count), as its profiled duration is (link/iteration_repeats.h)."""
+    per_node = {}
+    et_ops, probe_ops, totals, paired_totals = [], [], [], []
+    for records in calls:
+        et_ops, probe, pairs = _paired(et_doc, records)
+        probe_ops.append(len(probe))
+        totals.append(sum(r[1] for r in records))
+        paired_totals.append(sum(probe[j][1] for _, j in pairs))
+        for i, j in pairs:
+            per_node.setdefault(i, []).append(probe[j][1])
+    faults = [[et_ops[i]["id"], int(statistics.median_low(per_node[i]))] for i in sorted(per_node)]
     return {
         "source": "libmimic_fault_probe: minor page faults (RUSAGE_SELF) per top-level operator, "
-                  "counted in the profiled call (profile.json)",
+                  "counted in the profiled calls (profile.json), median over the calls",
+        "calls": len(calls),
         "et_top_level_ops": len(et_ops),
-        "probe_ops": len(probe),
-        "paired_ops": len(pairs),
-        "probe_faults_total": sum(r[1] for r in records),
-        "paired_faults_total": sum(probe[j][1] for _, j in pairs),
-        "faults": [[et_ops[i]["id"], probe[j][1]] for i, j in pairs],
+        "probe_ops": max(probe_ops, default=0),
+        "paired_ops": len(per_node),
+        "probe_faults_per_call": totals,
+        "probe_faults_total": int(statistics.median_low(totals)) if totals else 0,  # median over the calls
+        "paired_faults_per_call": paired_totals,
+        "faults": faults,
+        "paired_faults_total": sum(f for _, f in faults),  # of the medians listed in "faults"
     }

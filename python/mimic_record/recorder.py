@@ -4,11 +4,13 @@ The sequence, for a step callable `step_fn` (one full training iteration):
 1. `warmup` untimed calls (allocator, caches, lazy init; DDP builds its buckets here);
 2. `iters` timed, untraced calls: the ground truth a replay is judged against; then, with the
    probe, GAP_CALLS more untraced calls timing each top-level op (op_gaps.json, fault_probe.py);
-3. one call under the profiler alone (record_shapes, profile_memory): the timing of profile.json,
-   with the page-fault probe counting each top-level op's faults (op_faults.json, fault_probe.py);
+3. PROFILED_CALLS calls under the profiler alone (record_shapes, profile_memory), one
+   ProfilerStep each: the timing of profile.json, with the page-fault probe counting each
+   top-level op's faults (op_faults.json: per op, the median over the calls; fault_probe.py);
 4. one call under the ET observer alone: the operators, tensors and structure of et.json.gz.
-Both traced calls run inside the same `ProfilerStep#<n>` record_function label so the iteration
-is findable in both files, and their ops are paired by name in order (align.py).
+The ET call and the first profiled call run inside the same `ProfilerStep#<n>` record_function
+label so the iteration is findable in both files, and their ops are paired by name in order
+(align.py); a replay finds the other profiled calls as repeats of that step.
 
 Why two passes: measured here, torch 1.13's ET observer costs 4-5 us per operator event inside
 the op's own profiled interval (a transformer step: +18 ms on 23 ms), the profiler alone about
@@ -37,6 +39,7 @@ META_SCHEMA_VERSION = 1
 ET_FILE = "et.json.gz"
 PROFILE_FILE = "profile.json"
 META_FILE = "meta.json"
+PROFILED_CALLS = 5  # profiled iterations in profile.json (per-op medians: one call is a noisy reference)
 GAP_CALLS = 5  # untraced calls timed per top-level op for op_gaps.json (medians: one preempted call must not count)
 _SETTLE_S = 0.2  # lets Gloo worker threads finish their record functions before the ET stops (0.05 s was short on a loaded CI machine)
 
@@ -64,6 +67,15 @@ def _timed(step_fn, cpu_ms=None):
     if cpu_ms is not None:
         cpu_ms.append((time.thread_time_ns() - cpu_start) / 1e6)
     return (time.perf_counter_ns() - start) / 1e6
+
+
+def profiled_labels(label, calls):
+    """The record_function labels of the profiled calls: `label` first (the ET's), then the next
+    step numbers when it ends in #<n> (ProfilerStep#13, ProfilerStep#14...), else `label` again."""
+    head, sep, number = label.rpartition("#")
+    if sep and number.isdigit():
+        return [f"{head}#{int(number) + k}" for k in range(calls)]
+    return [label] * calls
 
 
 def _write_json(path, doc):
@@ -127,22 +139,36 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
                 c1 = time.thread_time_ns()
             gap_calls.append((t0, t1, records, waits.waits, c0, c1))
 
-    # 3. The profiled call: timing only, no ET observer. The page-fault probe counts each
-    # operator's faults in this same call, so that the faults a replay reproduces are the ones
+    # 3. The profiled calls: timing only, no ET observer. The page-fault probe counts each
+    # operator's faults in these same calls, so that the faults a replay reproduces are the ones
     # inside the durations it is compared with (fault_probe.py; ~1 us per top-level op).
+    # Several calls, each its own ProfilerStep: one profiled iteration is a noisy reference
+    # (measured here: a step's per-op times differ from the median of nine others by 7-14%
+    # geometric mean, and the first call under a fresh profiler pays for cold instrumentation),
+    # so a replay compares with each op's median over the calls (link/iteration_repeats.h).
+    # The ET is recorded over the first call's label and linked to that call.
     gc.collect()
     _barrier()
+    probe_calls, profiled_ms = [], []
     with profile(activities=[ProfilerActivity.CPU], record_shapes=True, profile_memory=True) as prof:
-        _sync()
-        start = time.perf_counter_ns()
-        with record_function(label), fault_probe.probing(probe, os.path.join(out_dir, ".op_faults.tsv.partial")) as probe_records:
-            step_fn()
-        _sync()
-        traced_ms = (time.perf_counter_ns() - start) / 1e6
+        for k, step_label in enumerate(profiled_labels(label, PROFILED_CALLS)):
+            if k:
+                # As between the untraced calls: no gc.collect() here, whose walk over the
+                # heap left the next call's first ops cold (mlp's gradient zero_: 7 us, not 3).
+                _barrier()
+            _sync()
+            start = time.perf_counter_ns()
+            with record_function(step_label), \
+                    fault_probe.probing(probe, os.path.join(out_dir, f".op_faults.{k}.tsv.partial")) as records:
+                step_fn()
+            _sync()
+            profiled_ms.append((time.perf_counter_ns() - start) / 1e6)
+            probe_calls.append(records)
         if settle:
             # Gloo ends a collective's `gloo:*` record function on its worker thread from a
             # future callback that can run after the caller's wait() returned.
             time.sleep(_SETTLE_S)
+    traced_ms = profiled_ms[0]
 
     # 4. The ET call: structure only, no profiler.
     et_json = os.path.join(out_dir, ".et.json.partial")
@@ -180,13 +206,13 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
     op_faults = None
     probe_cost_us = None
     if probe:
-        op_faults = fault_probe.pair_with_et(et_doc, probe_records)
+        op_faults = fault_probe.pair_with_et(et_doc, probe_calls)
         # Measured last: its loops would change the heap the traced calls allocate from.
         probe_cost_us = calibrate.probe_cost_per_op_us(probe)
         timing_cost_us = calibrate.probe_timing_cost_per_event_us(probe)
         _write_json(os.path.join(out_dir, fault_probe.OP_FAULTS_FILE), op_faults)
         _write_json(os.path.join(out_dir, fault_probe.OP_LAYOUTS_FILE),
-                    fault_probe.pair_layouts_with_et(et_doc, probe_records))
+                    fault_probe.pair_layouts_with_et(et_doc, probe_calls[0]))
         _write_json(os.path.join(out_dir, fault_probe.OP_GAPS_FILE), fault_probe.pair_gaps_with_et(et_doc, gap_calls, timing_cost_us))
 
     overhead_ms = traced_ms - median_ms
@@ -209,8 +235,9 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
         "untraced_thread_cpu_ms": [round(x, 4) for x in untraced_cpu_ms],
         "untraced_cpu_share": round(min(cpu_share, 1.0), 4) if cpu_share is not None else None,
         "untraced_page_faults_per_iter": round(faults_per_iter, 1) if faults_per_iter is not None else None,
-        # The profiled call (profile.json's timing) and the ET call, each timed.
+        # The profiled calls (profile.json's timing; the first is the ET's) and the ET call, each timed.
         "traced_iteration_ms": round(traced_ms, 4),
+        "profiled_iterations_ms": [round(x, 4) for x in profiled_ms],
         "et_iteration_ms": round(et_iteration_ms, 4),
         "timing_pass": "profiler only; the ET was recorded in a separate call and paired by op order",
         # Measured per event (calibrate.py): what each profiled duration and gap carries per

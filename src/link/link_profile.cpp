@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "link/device_attach.h"
+#include "link/iteration_repeats.h"
 #include "link/op_match.h"
 
 namespace mimic {
@@ -87,6 +88,9 @@ LinkStats link_profile(Trace& trace, const ProfileTrace& profile, const LinkOpti
     if (options.in_order) match_in_order(trace, profile, names, match, stats);
     stats.nesting_conflicts = drop_unnested_links(trace, profile, match);
     fill_timing(trace, profile, match);
+    const RepeatStats repeats = fill_repeat_medians(trace, profile, match.event_of_node);
+    stats.profiled_iterations = repeats.iterations;
+    stats.nodes_with_repeats = repeats.nodes_with_repeats;
 
     std::vector<NodeIndex> node_of_event(profile.host.size(), kNoNode);
     for (uint32_t i = 0; i < trace.nodes.size(); ++i) {

@@ -65,11 +65,17 @@ struct LinkStats {
     size_t memsets_attached = 0;
     size_t device_without_launch = 0;   // no runtime event with its correlation
     size_t device_outside_et = 0;       // launched by host ops that no linked ET node covers
+    // Profiled iterations repeating a linked label (link/iteration_repeats.h):
+    // the most found for one label, the linked one included (0: none), and
+    // the linked nodes whose durations are medians over more than one.
+    size_t profiled_iterations = 0;
+    size_t nodes_with_repeats = 0;
     std::vector<ThreadPairing> threads;
     double link_rate() const { return linkable ? double(linked) / double(linkable) : 0.0; }
 };
 
-// Fills trace.timing (one entry per node) and trace.device_events, replacing
+// Fills trace.timing (one entry per node, with each op's median over the
+// profiled iterations that repeat the linked one) and trace.device_events, replacing
 // what was there. A profile that matches nothing leaves every node unlinked.
 LinkStats link_profile(Trace& trace, const ProfileTrace& profile, const LinkOptions& options = {});
 

@@ -25,6 +25,8 @@ std::vector<std::pair<std::string, double>> link_stats_fields(const LinkStats& s
         {"kernels_attached", double(s.kernels_attached)},
         {"memcpys_attached", double(s.memcpys_attached)},
         {"memsets_attached", double(s.memsets_attached)},
+        {"profiled_iterations", double(s.profiled_iterations)},
+        {"nodes_with_repeats", double(s.nodes_with_repeats)},
     };
 }
 
@@ -46,6 +48,8 @@ void write_link_stats(JsonWriter& out, const LinkStats& s) {
     out.field("nesting_conflicts", s.nesting_conflicts);
     out.field("profile_host_events", s.profile_host_events);
     out.field("profile_host_events_linked", s.profile_host_events_linked);
+    out.field("profiled_iterations", s.profiled_iterations);
+    out.field("nodes_with_repeats", s.nodes_with_repeats);
     out.key("device").begin_object();
     out.field("profile_events", s.profile_device_events);
     out.field("kernels_attached", s.kernels_attached);
@@ -85,6 +89,9 @@ std::string format_link_stats(const LinkStats& s) {
     if (s.nesting_conflicts)
         out += fmt::format("dropped: not nested in their parent's event {:>5}\n", s.nesting_conflicts);
     out += fmt::format("profile host ops used  {:>10} of {}\n", s.profile_host_events_linked, s.profile_host_events);
+    if (s.profiled_iterations > 1)
+        out += fmt::format("profiled iterations    {:>10}  (durations of {} linked nodes are medians over them)\n",
+                           s.profiled_iterations, s.nodes_with_repeats);
     out += fmt::format("device work attached   {:>10} of {}  (kernels {}, memcpys {}, memsets {})\n",
                        s.kernels_attached + s.memcpys_attached + s.memsets_attached, s.profile_device_events,
                        s.kernels_attached, s.memcpys_attached, s.memsets_attached);

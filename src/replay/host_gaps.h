@@ -72,8 +72,10 @@ double per_event_overhead_us(std::optional<double> traced_ms, std::optional<doub
 // `ops`: the replayed nodes in order. Needs trace.timing; ops not linked get no gap.
 HostGapModel host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, double per_event_us);
 
-// A top-level op's recorded duration less the instrumentation of the events
-// nested in it and, once, `probe_us` (HostGapModel::probe_cost_us). `sizes` from subtree_sizes.
+// A top-level op's recorded duration (its median over the profiled iterations
+// where the profile repeats the linked one) less the instrumentation of the
+// events nested in it and, once, `probe_us` (HostGapModel::probe_cost_us).
+// `sizes` from subtree_sizes.
 double corrected_duration_us(const Trace& trace, NodeIndex op, const std::vector<uint32_t>& sizes, double per_event_us,
                              double probe_us = 0);
 

@@ -150,7 +150,8 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
         if (untraced_pass_us) t.replay_untraced_pass_us = us_untraced_pass;
         if (linked(s.node)) {
             t.profile_us = profile_us(s.node);
-            t.profile_raw_us = trace.timing[s.node.value].duration_us;
+            t.profile_raw_us = trace.timing[s.node.value].typical_duration_us();
+            r.profile_iterations = std::max<uint32_t>(r.profile_iterations, trace.timing[s.node.value].iterations);
         }
         if (untraced) {
             auto it = untraced->by_node.find(trace.nodes[s.node.value].id.value);

@@ -112,6 +112,9 @@ struct ReplayReport {
     std::vector<TimeCompare> per_op;
     std::vector<TimeCompare> per_category;
     std::optional<double> per_op_error_geomean_pct;  // over op names with a profile time
+    // The profiled iterations each op's profile time is the median of (the
+    // linked one and its repeats, link/iteration_repeats.h); 1: one iteration.
+    uint32_t profile_iterations = 0;
     std::optional<double> per_op_error_geomean_raw_pct;  // the same against uncorrected durations
     // sum over op names of |replay - profile| / sum of profile (corrected): big ops weigh most.
     std::optional<double> per_op_error_weighted_pct;

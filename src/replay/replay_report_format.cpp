@@ -54,6 +54,7 @@ std::string report_json(const ReplayReport& r) {
     w.end_array();
     w.field("op_time_sum_ms", r.op_time_sum_ms);
     optional_field(w, "per_op_error_geomean_pct", r.per_op_error_geomean_pct);
+    w.field("profile_iterations", r.profile_iterations);
     optional_field(w, "per_op_error_geomean_raw_pct", r.per_op_error_geomean_raw_pct);
     optional_field(w, "per_op_error_weighted_pct", r.per_op_error_weighted_pct);
     optional_field(w, "per_op_error_geomean_untraced_pct", r.per_op_error_geomean_untraced_pct);
@@ -153,7 +154,9 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
         line(fmt::format("  note: recorded on {}, replayed on {}: the times measure different hardware", r.recorded_device,
                          r.settings.device));
     if (r.per_op_error_geomean_pct)
-        line(fmt::format("  per-op time vs profile: geometric mean error {:.1f}% (corrected durations), {:.1f}% (as recorded)",
+        line(fmt::format("  per-op time vs profile{}: geometric mean error {:.1f}% (corrected durations), {:.1f}% (as recorded)",
+                         r.profile_iterations > 1 ? fmt::format(" (each op's median over {} profiled iterations)", r.profile_iterations)
+                                                  : std::string(),
                          *r.per_op_error_geomean_pct, r.per_op_error_geomean_raw_pct.value_or(0)));
     if (r.per_op_error_weighted_pct)
         line(fmt::format("  per-op time vs profile, weighted by time: {:.1f}% of profiled op time", *r.per_op_error_weighted_pct));

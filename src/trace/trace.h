@@ -46,7 +46,14 @@ struct NodeTiming {
     double duration_us = 0;    // inclusive
     double self_us = 0;        // exclusive of linked children
     uint64_t thread = 0;       // profiler thread id
+    // The median inclusive duration over the profiled iterations that
+    // repeat the linked one (link/iteration_repeats.h), and how many there
+    // were, the linked one included: 1 when the profile has no repeat.
+    double median_duration_us = 0;
+    uint32_t iterations = 0;
     bool linked() const { return start_us >= 0; }
+    // What the op takes, as a reference: the median where repeats were found.
+    double typical_duration_us() const { return iterations > 1 ? median_duration_us : duration_us; }
 };
 
 // Device work (a kernel, memcpy or memset) tied to the host op that launched it.

@@ -108,6 +108,19 @@ TEST(LinkProfile, LinearGpuTraceLinksInOrder) {
     // The linked ops of each thread span one iteration (~60 ms), not the 2 s profile.
     for (auto [thread, span] : linked_span_us(trace)) EXPECT_LT(span, 100000.0) << "thread " << thread;
     expect_links_agree_with_profile(trace, profile);
+    // Its 40 Optimizer.step / zero_grad labels repeat the linked ones: their
+    // ops' durations are medians over the 32 nearest repeats and the linked one.
+    EXPECT_EQ(s.profiled_iterations, 33u);
+    EXPECT_GE(s.nodes_with_repeats, 100u);
+    size_t medians = 0;
+    for (const NodeTiming& t : trace.timing) {
+        if (t.iterations <= 1) continue;
+        ++medians;
+        EXPECT_LE(t.iterations, 33u);
+        EXPECT_GE(t.median_duration_us, 0.0);  // whole microseconds: 0 for the shortest ops
+        EXPECT_EQ(t.typical_duration_us(), t.median_duration_us);
+    }
+    EXPECT_EQ(medians, s.nodes_with_repeats);
 }
 
 TEST(LinkProfile, ResnetGpuTraceLinksInOrder) {

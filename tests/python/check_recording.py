@@ -20,7 +20,7 @@ META_KEYS = ("meta_schema_version", "workload", "torch_version", "intra_op_threa
              "hostname", "rank", "world_size", "process_groups", "warmup", "iters",
              "untraced_iteration_ms", "untraced_median_ms", "untraced_thread_cpu_ms", "untraced_cpu_share",
              "untraced_page_faults_per_iter",
-             "traced_iteration_ms",
+             "traced_iteration_ms", "profiled_iterations_ms",
              "instrumentation_overhead_ms", "iteration_label", "et_schema", "rf_id_link")
 
 
@@ -46,8 +46,12 @@ def check_op_faults(d, meta, et):
              f"only {doc['paired_ops']} of {doc['et_top_level_ops']} top-level ops paired with the probe")
     _require(all(i in schema_ids and isinstance(f, int) and f >= 0 for i, f in pairs),
              "op_faults.json pairs a non-operator node or a bad count")
-    _require(sum(f for _, f in pairs) == doc["paired_faults_total"] <= doc["probe_faults_total"],
-             "op_faults.json totals do not add up")
+    _require(sum(f for _, f in pairs) == doc["paired_faults_total"], "op_faults.json totals do not add up")
+    calls = doc["calls"]
+    _require(calls == len(meta["profiled_iterations_ms"]) == len(doc["probe_faults_per_call"]) ==
+             len(doc["paired_faults_per_call"]), "op_faults.json: not one count per profiled call")
+    _require(all(0 <= p <= t for p, t in zip(doc["paired_faults_per_call"], doc["probe_faults_per_call"])),
+             "op_faults.json: a call's paired faults exceed its probe's")
     check_op_layouts(d, meta, et, [i for i, _ in pairs])
     check_op_gaps(d, meta, et)
     return doc
@@ -117,6 +121,9 @@ def check_one(d, workload, rank, world_size, expect_op_faults=False):
     _require(len(times) == meta["iters"] and all(t > 0 for t in times), "bad untraced_iteration_ms")
     _require(abs(statistics.median(times) - meta["untraced_median_ms"]) < 1e-3, "median does not match")
     _require(meta["traced_iteration_ms"] > 0, "traced_iteration_ms not positive")
+    profiled = meta["profiled_iterations_ms"]
+    _require(len(profiled) >= 2 and profiled[0] == meta["traced_iteration_ms"] and all(t > 0 for t in profiled),
+             f"profiled_iterations_ms {profiled}: expected several calls, the first the traced one")
     cpu = meta["untraced_thread_cpu_ms"]
     _require(len(cpu) == len(times) and all(c >= 0 for c in cpu), "bad untraced_thread_cpu_ms")
     _require(meta["untraced_page_faults_per_iter"] >= 0, "negative untraced_page_faults_per_iter")
@@ -132,6 +139,12 @@ def check_one(d, workload, rank, world_size, expect_op_faults=False):
     _require(any(e["cat"] == "cpu_op" for e in ops), "profile.json has no cpu_op events")
     _require(any(e["cat"] == "user_annotation" and e["name"] == label for e in ops),
              f"profile.json has no user_annotation {label!r}")
+    # One step label per profiled call, the ET's first; the replay takes per-op medians over them.
+    head = label.rpartition("#")[0] + "#" if "#" in label else None
+    steps = [e["name"] for e in ops if e["cat"] == "user_annotation" and
+             (e["name"].startswith(head) if head else e["name"] == label)]
+    _require(len(steps) == len(profiled) and steps[0] == label,
+             f"profile.json has step labels {steps[:6]}, expected {len(profiled)} from {label!r}")
     # Nanosecond times from the profiler's event tree, not its truncated whole microseconds.
     _require(any(e["dur"] != int(e["dur"]) for e in ops), "profile.json durations are whole microseconds")
     linked = {}

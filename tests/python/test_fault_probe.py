@@ -46,7 +46,7 @@ class FaultProbePairing(unittest.TestCase):
     def test_pairs_by_name_in_order_on_the_main_thread(self):
         probe = [(77, 5, "aten::linear", ""), (77, 130, "aten::mm", ""), (77, 0, "aten::sum", ""),
                  (88, 9, "aten::add_", "")]
-        doc = pair_with_et(ET, probe)
+        doc = pair_with_et(ET, [probe])
         self.assertEqual(doc["faults"], [[3, 5], [7, 130], [8, 0]])
         self.assertEqual((doc["et_top_level_ops"], doc["probe_ops"], doc["paired_ops"]), (3, 3, 3))
         self.assertEqual(doc["probe_faults_total"], 144)
@@ -55,10 +55,21 @@ class FaultProbePairing(unittest.TestCase):
     def test_an_extra_probe_op_is_stepped_over_never_mispaired(self):
         probe = [(77, 1, "aten::empty", ""), (77, 5, "aten::linear", ""), (77, 130, "aten::mm", "2,3|1,2|0;3|1|4"),
                  (77, 2, "aten::sum", "-")]
-        doc = pair_with_et(ET, probe)
+        doc = pair_with_et(ET, [probe])
         self.assertEqual(doc["faults"], [[3, 5], [7, 130], [8, 2]])
         layouts = pair_layouts_with_et(ET, probe)
         self.assertEqual(layouts["layouts"], [[3, []], [7, [[[2, 3], [1, 2], 0], [[3], [1], 4]]], [8, [None]]])
+
+    def test_faults_are_each_ops_median_over_the_profiled_calls(self):
+        def call(linear, mm, total_extra=0):
+            return [(77, linear, "aten::linear", ""), (77, mm, "aten::mm", ""), (77, 0, "aten::sum", ""),
+                    (88, total_extra, "aten::add_", "")]
+        # The first call faults on mm (a fresh heap), the later ones do not; one call lacks sum.
+        calls = [call(5, 130), call(4, 0), call(6, 0)[:2] + call(6, 0)[3:], call(5, 2)]
+        doc = pair_with_et(ET, calls)
+        self.assertEqual(doc["calls"], 4)
+        self.assertEqual(doc["faults"], [[3, 5], [7, 0], [8, 0]])
+        self.assertEqual(doc["paired_ops"], 3)
 
     def test_layouts_of_every_rank_and_undefined_tensors(self):
         self.assertEqual(parse_layouts(""), [])
