@@ -39,7 +39,7 @@ META_SCHEMA_VERSION = 1
 ET_FILE = "et.json.gz"
 PROFILE_FILE = "profile.json"
 META_FILE = "meta.json"
-PROFILED_CALLS = 5  # profiled iterations in profile.json (per-op medians: one call is a noisy reference)
+PROFILED_CALLS = 5  # default profiled iterations in profile.json (per-op medians: one call is a noisy reference)
 GAP_CALLS = 5  # untraced calls timed per top-level op for op_gaps.json (medians: one preempted call must not count)
 _SETTLE_S = 0.2  # lets Gloo worker threads finish their record functions before the ET stops (0.05 s was short on a loaded CI machine)
 
@@ -91,15 +91,17 @@ def _count_ops(et_doc):
 
 
 def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=None,
-                extra_meta=None, log=print):
+                extra_meta=None, log=print, profiled_iters=PROFILED_CALLS):
     """Records `step_fn` into out_dir (created if missing); returns the meta.json dict.
 
     step_fn: a callable running one training iteration (forward, loss, backward, optimizer).
     warmup, iters: untimed and timed untraced iterations before the traced one.
     label: the record_function label of the traced iteration (default ProfilerStep#<index>).
+    profiled_iters: iterations under the profiler (the first the ET's; per-op medians over them).
     """
-    if warmup < 0 or iters < 1:
-        raise ValueError(f"need warmup >= 0 and iters >= 1, got warmup={warmup} iters={iters}")
+    if warmup < 0 or iters < 1 or profiled_iters < 1:
+        raise ValueError(f"need warmup >= 0, iters >= 1 and profiled_iters >= 1, got warmup={warmup} "
+                         f"iters={iters} profiled_iters={profiled_iters}")
     os.makedirs(out_dir, exist_ok=True)
     out_dir = os.path.abspath(out_dir)
 
@@ -151,7 +153,7 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
     _barrier()
     probe_calls, profiled_ms = [], []
     with profile(activities=[ProfilerActivity.CPU], record_shapes=True, profile_memory=True) as prof:
-        for k, step_label in enumerate(profiled_labels(label, PROFILED_CALLS)):
+        for k, step_label in enumerate(profiled_labels(label, profiled_iters)):
             if k:
                 # As between the untraced calls: no gc.collect() here, whose walk over the
                 # heap left the next call's first ops cold (mlp's gradient zero_: 7 us, not 3).

@@ -37,6 +37,7 @@ expect nonzero "choose from mlp" "$mimic" record --workload nope --out "$tmp/nop
 expect nonzero "is distributed: use --nproc" "$mimic" record --workload ddp_mlp --out "$tmp/nope"
 expect nonzero "runs on one process" "$mimic" record --workload mlp --nproc 2 --out "$tmp/nope"
 expect nonzero "no such file" "$mimic" record --script "$tmp/missing.py:f" --out "$tmp/nope"
+expect nonzero "profiled-iters" "$mimic" record --workload mlp --profiled-iters 0 --out "$tmp/nope"
 [ -e "$tmp/nope" ] && fail "a rejected request created its output directory"
 
 # no interpreter, no torch, no package: one clear line each
@@ -46,8 +47,11 @@ expect 3 "cannot import torch" env PYTHONPATH="$tmp/fake" "$mimic" record --work
 expect 1 "no mimic_record package" env MIMIC_PYTHON_DIR="$tmp" "$mimic" record --workload mlp --out "$tmp/x"
 
 # a user's script: a step factory, and a function that is the step
-expect 0 "linked to ET rf_ids" "$mimic" record --script "$pytests/user_step.py:make_step" --out "$tmp/s1" "${quick[@]}"
+expect 0 "linked to ET rf_ids" "$mimic" record --script "$pytests/user_step.py:make_step" --out "$tmp/s1" "${quick[@]}" \
+    --profiled-iters 2
 "$python" "$pytests/check_recording.py" "$tmp/s1" --workload "script:$pytests/user_step.py:make_step" || fail "check s1"
+"$python" -c "import json, sys; sys.exit(len(json.load(open(sys.argv[1]))['profiled_iterations_ms']) != 2)" "$tmp/s1/meta.json" \
+    || fail "--profiled-iters 2 did not profile two iterations"
 expect 0 "linked to ET rf_ids" "$mimic" record --script "$pytests/user_step.py:one_step" --out "$tmp/s2" "${quick[@]}"
 "$python" "$pytests/check_recording.py" "$tmp/s2" --workload "script:$pytests/user_step.py:one_step" || fail "check s2"
 grep -q '"warmup": 0' "$tmp/s2/meta.json" || fail "one_step's first call should count as the warmup"

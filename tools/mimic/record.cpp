@@ -30,6 +30,7 @@ struct RecordOptions {
     bool list = false;
     int warmup = 3;
     int iters = 10;
+    int profiled_iters = 5;
     int nproc = 0;
     int seed = 0;
     int threads = 0;
@@ -103,7 +104,7 @@ std::vector<std::string> recorder_args(const std::string& python, const RecordOp
     if (!o.workload.empty()) a.insert(a.end(), {"--workload", o.workload});
     if (!o.script.empty()) a.insert(a.end(), {"--script", o.script});
     a.insert(a.end(), {"--out", o.out, "--warmup", std::to_string(o.warmup), "--iters", std::to_string(o.iters),
-                       "--seed", std::to_string(o.seed), "--threads", std::to_string(o.threads),
+                       "--profiled-iters", std::to_string(o.profiled_iters), "--seed", std::to_string(o.seed), "--threads", std::to_string(o.threads),
                        "--timeout", std::to_string(o.timeout_s)});
     if (o.nproc > 0) a.insert(a.end(), {"--nproc", std::to_string(o.nproc)});
     if (!o.label.empty()) a.insert(a.end(), {"--label", o.label});
@@ -158,6 +159,10 @@ const Registrar registrar{Command{
             ->check(CLI::NonNegativeNumber);
         app.add_option("--iters", o->iters, "timed untraced iterations, the ground truth (default 10)")
             ->check(CLI::PositiveNumber);
+        app.add_option("--profiled-iters", o->profiled_iters,
+                       "iterations under the profiler, the first the ET's; a replay compares each op with its "
+                       "median over them (default 5)")
+            ->check(CLI::Range(1, 50));
         app.add_option("--nproc", o->nproc, "ranks to launch locally over Gloo (distributed workloads)")
             ->check(CLI::NonNegativeNumber);
         app.add_option("--seed", o->seed, "seed of the built-in workloads (default 0)");
