@@ -51,7 +51,30 @@ struct KinetoEventParser::Args {
     int64_t device = kNoArg;
     int64_t stream = kNoArg;
     std::string_view process_group;
+    uint32_t input_dims_hash = 0;
 };
+
+namespace {
+
+// A fingerprint of "Input Dims" (lists of lists of sizes): equal shapes give
+// equal values; which value does not matter. Depth is bounded by the JSON
+// parser's own limit.
+void mix(uint64_t& h, uint64_t v) { h = (h ^ v) * 0x100000001b3ULL; }
+
+void hash_dims(simdjson::dom::element e, uint64_t& h) {
+    switch (e.type()) {
+        case simdjson::dom::element_type::ARRAY:
+            mix(h, 0x5b);
+            for (simdjson::dom::element x : simdjson::dom::array(e)) hash_dims(x, h);
+            mix(h, 0x5d);
+            return;
+        case simdjson::dom::element_type::INT64: mix(h, uint64_t(int64_t(e))); return;
+        case simdjson::dom::element_type::UINT64: mix(h, uint64_t(e)); return;
+        default: mix(h, 0x3f + uint64_t(e.type())); return;
+    }
+}
+
+}  // namespace
 
 void KinetoEventParser::bad(std::string_view field, const std::string& message) const {
     fail({path_, -1, static_cast<int64_t>(offset_), std::string(field)}, message);
@@ -108,6 +131,13 @@ void KinetoEventParser::read_args(element args, Args& into) {
         std::string_view k = field.key;
         element v = field.value;
         switch (k.size()) {
+            case 10:
+                if (k == "Input Dims") {
+                    uint64_t h = 0xcbf29ce484222325ULL;
+                    hash_dims(v, h);
+                    into.input_dims_hash = uint32_t(h ^ (h >> 32)) | 1;  // never 0, which means "not given"
+                }
+                break;
             case 6:
                 if (k == "device") into.device = integer(v, "args.device");
                 else if (k == "stream") into.stream = integer(v, "args.stream");
@@ -281,6 +311,7 @@ void KinetoEventParser::parse(element event, uint64_t offset) {
             h.record_function_id = a.record_function_id;
             h.sequence_nr = a.sequence_nr;
             h.fwd_thread_id = a.fwd_thread_id;
+            h.input_dims_hash = a.input_dims_hash;
             out_.host.push_back(h);
             return;
         }

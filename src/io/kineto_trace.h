@@ -35,6 +35,7 @@ struct HostEvent {
     StrId name;
     HostCategory category = HostCategory::CpuOp;
     uint32_t thread = 0;  // index into ProfileTrace::threads
+    uint32_t input_dims_hash = 0;  // a fingerprint of "Input Dims"; 0 when the event has none
     double ts_us = 0;
     double dur_us = 0;
     int64_t external_id = kNoArg;

@@ -98,6 +98,11 @@ RepeatStats fill_repeat_medians(Trace& trace, const ProfileTrace& profile, const
         const uint32_t e = event_of_node[label];
         const HostEvent& ev = profile.host[e];
         const std::string_view name = profile.str(ev.name);
+        // Equal names count only for labels at the top of their thread: a
+        // label repeated inside an iteration ("block" around each layer of
+        // a U-Net) marks parts that need not be alike.
+        const bool numbered = numbered_head(name).has_value();
+        if (!numbered && ev.parent != kNoEvent) continue;
         std::vector<uint32_t> repeats;
         const auto consider = [&](uint32_t s) {
             const HostEvent& r = profile.host[s];
@@ -132,11 +137,14 @@ RepeatStats fill_repeat_medians(Trace& trace, const ProfileTrace& profile, const
                 }
                 auto [a0, a1] = tree.children(a);
                 auto [b0, b1] = tree.children(b);
+                // Children pair by position when both have as many; one that
+                // differs in name or shapes stays out, with its subtree.
                 if (a1 - a0 != b1 - b0) continue;
-                bool same = true;
-                for (ptrdiff_t k = 0; same && k < a1 - a0; ++k) same = profile.host[a0[k]].name == profile.host[b0[k]].name;
-                if (!same) continue;
-                for (ptrdiff_t k = 0; k < a1 - a0; ++k) stack.emplace_back(a0[k], b0[k]);
+                for (ptrdiff_t k = 0; k < a1 - a0; ++k) {
+                    const HostEvent& x = profile.host[a0[k]];
+                    const HostEvent& y = profile.host[b0[k]];
+                    if (x.name == y.name && x.input_dims_hash == y.input_dims_hash) stack.emplace_back(a0[k], b0[k]);
+                }
             }
         }
     }

@@ -10,10 +10,14 @@
 //
 // The repeats of a linked label (a user annotation such as ProfilerStep#13)
 // are the user annotations on its thread under the same parent whose name is
-// the same, or the same up to a trailing #<number>. Below a label and a
-// repeat, events pair level by level: the children of two paired events pair
-// in start order when both lists have the same names; a subtree whose
-// children differ (a data-dependent branch) keeps only its root paired.
+// the same up to a trailing #<number>, or, for a label at the top of its
+// thread, the same (Kineto traces without steps repeat
+// Optimizer.step#SGD.step there). Below a label and a repeat, events pair
+// level by level: when two paired events have as many children, the children
+// pair by position where name and input shapes ("Input Dims") agree; one that
+// differs (another sequence length) stays out with its subtree, and a subtree
+// with another number of children (a data-dependent branch) keeps only its
+// root paired.
 #pragma once
 
 #include <cstddef>
