@@ -90,7 +90,8 @@ RepeatStats fill_repeat_medians(Trace& trace, const ProfileTrace& profile, const
     });
 
     const EventTree tree(profile);
-    std::vector<std::vector<double>> samples(trace.timing.size());
+    // (node, duration in a repeat): as many as there are pairs, not one list per node.
+    std::vector<std::pair<uint32_t, double>> samples;
     std::vector<uint8_t> covered(trace.timing.size(), 0);
     std::vector<std::pair<uint32_t, uint32_t>> stack;
     for (uint32_t label : labels) {
@@ -132,7 +133,7 @@ RepeatStats fill_repeat_medians(Trace& trace, const ProfileTrace& profile, const
                 stack.pop_back();
                 const uint32_t node = node_of_event[a];
                 if (node != UINT32_MAX) {
-                    samples[node].push_back(profile.host[b].dur_us);
+                    samples.emplace_back(node, profile.host[b].dur_us);
                     covered[node] = 1;
                 }
                 auto [a0, a1] = tree.children(a);
@@ -148,12 +149,15 @@ RepeatStats fill_repeat_medians(Trace& trace, const ProfileTrace& profile, const
             }
         }
     }
-    for (size_t i = 0; i < samples.size(); ++i) {
-        if (samples[i].empty()) continue;
-        NodeTiming& t = trace.timing[i];
-        samples[i].push_back(t.duration_us);
-        t.iterations = uint32_t(samples[i].size());
-        t.median_duration_us = median_of(samples[i]);
+    std::sort(samples.begin(), samples.end());
+    std::vector<double> durations;
+    for (size_t i = 0; i < samples.size();) {
+        const uint32_t node = samples[i].first;
+        NodeTiming& t = trace.timing[node];
+        durations.assign(1, t.duration_us);
+        for (; i < samples.size() && samples[i].first == node; ++i) durations.push_back(samples[i].second);
+        t.iterations = uint32_t(durations.size());
+        t.median_duration_us = median_of(durations);
         ++stats.nodes_with_repeats;
     }
     return stats;
