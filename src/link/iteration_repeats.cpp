@@ -76,8 +76,8 @@ RepeatStats fill_repeat_medians(Trace& trace, const ProfileTrace& profile, const
     }
     if (trace.timing.size() != event_of_node.size()) return stats;
 
-    // Labels outermost first, so that a label inside a repeated one (a
-    // "## forward ##" within each step) is not walked a second time.
+    // Labels outermost first, so that a numbered label inside a repeated one
+    // (an outer loop's steps around ProfilerStep#<n>) is not walked again.
     std::vector<uint32_t> labels;
     for (uint32_t i = 0; i < event_of_node.size(); ++i) {
         const uint32_t e = event_of_node[i];
