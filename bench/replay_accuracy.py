@@ -19,7 +19,9 @@ Printed per workload and mode, over the rounds:
   is taken out;
 - weighted: the time-weighted per-op error, median over rounds;
 - the original against itself: its profile's corrected durations against its untraced op times
-  (the two references), geometric mean over op names: the floor for figures against the profile.
+  (the two references), geometric mean over op names: the floor for figures against the profile;
+- the original against another recording of itself: each round's profile against each other
+  round's (needs ROUNDS >= 2): how far apart two recordings of the same step are per op.
 
   bench/replay_accuracy.py MIMIC [ROUNDS=3] [ITERS=15] [OUT_DIR=/tmp/mimic-accuracy]
 The recordings and each replay's report stay in OUT_DIR/round<N>/; VERBOSE=1 lists each
@@ -116,6 +118,23 @@ def main():
     valid = [f for f in floors if f == f and f > 0]
     if valid:
         print(f"geometric mean over workloads, profile vs untraced (the original against itself): "
+              f"{math.exp(statistics.mean(math.log(f) for f in valid)):.1f}%")
+    # The original against another recording of itself: each round's profile against each other
+    # round's, per op name. A replay is another process; it cannot be expected nearer to one
+    # recording's profile than a second recording of the original is.
+    repeat = []
+    for w in WORKLOADS:
+        rs = next((rs for (w2, _), rs in reports.items() if w2 == w), [])
+        profiles = [{row["name"]: row["profile_us"] for row in rep["per_op"] if row.get("profile_us", 0) > 0}
+                    for rep in rs]
+        pairs = [geomean_pct([math.log(a[k] / b[k]) for k in a if k in b])
+                 for i, a in enumerate(profiles) for b in profiles[i + 1:]]
+        repeat.append(median_or_nan(pairs))
+        print(f"{w:12} the original's profile against another recording's: {repeat[-1]:.1f}% (geometric mean "
+              f"over op names, median over pairs of rounds)")
+    valid = [f for f in repeat if f == f and f > 0]
+    if valid:
+        print(f"geometric mean over workloads, profile vs another recording's profile: "
               f"{math.exp(statistics.mean(math.log(f) for f in valid)):.1f}%")
     for (m, ref), values in summary.items():
         geo = math.exp(statistics.mean(math.log(max(g, 0.01)) for g, _ in values))
