@@ -101,41 +101,37 @@ def main():
             print(f"{w:12} {m:18} {ref:9} {geo:14.1f} {systematic:14.1f} {weighted:12.1f} {e2e:+8.1f}")
             summary[(m, ref)].append((geo, systematic))
         e2e_by_mode[m].append(e2e)
-    # The two references against each other, per op name: the profiled iteration's corrected
+    def original_against(what, reading, figure):
+        """Per workload, figure(its rounds' reports), then their geometric mean."""
+        values = []
+        for w in WORKLOADS:
+            rs = next((rs for (w2, _), rs in reports.items() if w2 == w), [])
+            values.append(figure(rs))
+            print(f"{w:12} the original's profile against {what}: {values[-1]:.1f}% ({reading})")
+        valid = [v for v in values if v == v and v > 0]
+        if valid:
+            print(f"geometric mean over workloads, the original's profile against {what}: "
+                  f"{math.exp(statistics.mean(math.log(v) for v in valid)):.1f}%")
+
+    # The two references against each other, per op name: the profiled iterations' corrected
     # durations against the untraced calls' op times, both of the original. Where they disagree
     # by X%, no replay can be within less than about X/2 of both; it bounds what the per-op
     # figures against the profile can show.
-    floors = []
-    for w in WORKLOADS:
-        rs = next((rs for (w2, _), rs in reports.items() if w2 == w), [])
-        per_round = [geomean_pct([math.log(row["profile_us"] / row["untraced_us"]) for row in rep["per_op"]
-                                  if row.get("profile_us", 0) > 0 and row.get("untraced_us", 0) > 0])
-                     for rep in rs]
-        floor = median_or_nan(per_round)
-        floors.append(floor)
-        print(f"{w:12} the original's profile against its untraced op times: {floor:.1f}% (geometric mean over op "
-              f"names, median over rounds)")
-    valid = [f for f in floors if f == f and f > 0]
-    if valid:
-        print(f"geometric mean over workloads, profile vs untraced (the original against itself): "
-              f"{math.exp(statistics.mean(math.log(f) for f in valid)):.1f}%")
+    original_against("its untraced op times", "geometric mean over op names, median over rounds",
+                     lambda rs: median_or_nan([geomean_pct([math.log(row["profile_us"] / row["untraced_us"])
+                                                            for row in rep["per_op"] if row.get("profile_us", 0) > 0
+                                                            and row.get("untraced_us", 0) > 0]) for rep in rs]))
+
     # The original against another recording of itself: each round's profile against each other
     # round's, per op name. A replay is another process; it cannot be expected nearer to one
     # recording's profile than a second recording of the original is.
-    repeat = []
-    for w in WORKLOADS:
-        rs = next((rs for (w2, _), rs in reports.items() if w2 == w), [])
+    def between_recordings(rs):
         profiles = [{row["name"]: row["profile_us"] for row in rep["per_op"] if row.get("profile_us", 0) > 0}
                     for rep in rs]
-        pairs = [geomean_pct([math.log(a[k] / b[k]) for k in a if k in b])
-                 for i, a in enumerate(profiles) for b in profiles[i + 1:]]
-        repeat.append(median_or_nan(pairs))
-        print(f"{w:12} the original's profile against another recording's: {repeat[-1]:.1f}% (geometric mean "
-              f"over op names, median over pairs of rounds)")
-    valid = [f for f in repeat if f == f and f > 0]
-    if valid:
-        print(f"geometric mean over workloads, profile vs another recording's profile: "
-              f"{math.exp(statistics.mean(math.log(f) for f in valid)):.1f}%")
+        return median_or_nan([geomean_pct([math.log(a[k] / b[k]) for k in a if k in b])
+                              for i, a in enumerate(profiles) for b in profiles[i + 1:]])
+    original_against("another recording's", "geometric mean over op names, median over pairs of rounds",
+                     between_recordings)
     for (m, ref), values in summary.items():
         geo = math.exp(statistics.mean(math.log(max(g, 0.01)) for g, _ in values))
         sys_ = math.exp(statistics.mean(math.log(max(s, 0.01)) for _, s in values))
