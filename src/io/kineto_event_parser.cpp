@@ -131,16 +131,16 @@ void KinetoEventParser::read_args(element args, Args& into) {
         std::string_view k = field.key;
         element v = field.value;
         switch (k.size()) {
+            case 6:
+                if (k == "device") into.device = integer(v, "args.device");
+                else if (k == "stream") into.stream = integer(v, "args.stream");
+                break;
             case 10:
                 if (k == "Input Dims") {
                     uint64_t h = 0xcbf29ce484222325ULL;
                     hash_dims(v, h);
                     into.input_dims_hash = uint32_t(h ^ (h >> 32)) | 1;  // never 0, which means "not given"
                 }
-                break;
-            case 6:
-                if (k == "device") into.device = integer(v, "args.device");
-                else if (k == "stream") into.stream = integer(v, "args.stream");
                 break;
             case 11:
                 if (k == "External id") into.external_id = integer(v, "args.External id");

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <utility>
 
+#include "support/median.h"
+
 namespace mimic {
 
 namespace {
@@ -49,12 +51,6 @@ private:
     std::vector<uint32_t> first_, items_;
     std::vector<std::vector<uint32_t>> roots_;
 };
-
-double median_of(std::vector<double>& v) {
-    std::sort(v.begin(), v.end());
-    const size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
 
 }  // namespace
 
@@ -157,7 +153,7 @@ RepeatStats fill_repeat_medians(Trace& trace, const ProfileTrace& profile, const
         durations.assign(1, t.duration_us);
         for (; i < samples.size() && samples[i].first == node; ++i) durations.push_back(samples[i].second);
         t.iterations = uint32_t(durations.size());
-        t.median_duration_us = median_of(durations);
+        t.median_duration_us = median(durations);
         ++stats.nodes_with_repeats;
     }
     return stats;

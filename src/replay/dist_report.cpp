@@ -11,6 +11,7 @@
 #include "analysis/collective_schedule.h"
 #include "support/error.h"
 #include "support/json_writer.h"
+#include "support/median.h"
 
 namespace mimic::replay {
 namespace {
@@ -33,12 +34,6 @@ struct RankSummary {
     std::vector<std::pair<std::string, std::string>> skipped_comm;  // name, reason
     std::string text;  // the report JSON as written
 };
-
-double median_of(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
 
 bool is_comm_name(std::string_view n) {
     return n.rfind("c10d::", 0) == 0 || n.rfind("gloo:", 0) == 0 || n.rfind("nccl:", 0) == 0 || n == "record_param_comms";
@@ -176,7 +171,7 @@ MergedReport merge_rank_reports(const std::vector<RankReport>& files) {
             }
         const double mean_b = members ? double(sum_b) / double(members) : 0;
         const double imbalance = mean_b > 0 ? double(max_b) / mean_b : 1.0;
-        const double med = median_of(row.latency_us);
+        const double med = median(row.latency_us);
         const uint64_t calls = row.latency_us.size();
         // Bandwidth over all calls: bytes moved per rank over the time they took.
         const double alg = row.latency_sum_us > 0 ? double(row.bytes_total) / row.latency_sum_us / 1e3 : 0;
@@ -191,7 +186,7 @@ MergedReport merge_rank_reports(const std::vector<RankReport>& files) {
         w.end_array();
         w.field("bytes_imbalance_max_over_mean", imbalance);
         w.field("latency_us_median", med).field("latency_us_total", row.latency_sum_us);
-        if (!row.recorded_us.empty()) w.field("recorded_us_median", median_of(row.recorded_us));
+        if (!row.recorded_us.empty()) w.field("recorded_us_median", median(row.recorded_us));
         else w.key("recorded_us_median").null();
         w.field("algbw_GBps", alg).field("busbw_GBps", bus).field("emulation", row.emulation);
         w.end_object();

@@ -7,16 +7,10 @@
 #include <map>
 
 #include "analysis/categories.h"
+#include "support/median.h"
 
 namespace mimic::replay {
 namespace {
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 std::vector<TimeCompare> sorted_by_time(std::map<std::string, TimeCompare>& m) {
     std::vector<TimeCompare> out;
