@@ -4,7 +4,7 @@ The sequence, for a step callable `step_fn` (one full training iteration):
 1. `warmup` untimed calls (allocator, caches, lazy init; DDP builds its buckets here);
 2. `iters` timed, untraced calls: the ground truth a replay is judged against; then, with the
    probe, GAP_CALLS more untraced calls timing each top-level op (op_gaps.json, fault_probe.py);
-3. PROFILED_CALLS calls under the profiler alone (record_shapes, profile_memory), one
+3. `profiled_iters` (default PROFILED_CALLS) calls under the profiler alone (record_shapes, profile_memory), one
    ProfilerStep each: the timing of profile.json, with the page-fault probe counting each
    top-level op's faults (op_faults.json: per op, the median over the calls; fault_probe.py);
 4. one call under the ET observer alone: the operators, tensors and structure of et.json.gz.
