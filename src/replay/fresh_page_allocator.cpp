@@ -9,6 +9,8 @@
 #include <limits>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace mimic::replay {
 
@@ -27,7 +29,15 @@ struct Mappings {
     std::atomic<size_t> count{0};
     std::atomic<int64_t> mapped_bytes{0};
     c10::DeleterFnPtr previous_raw_deleter = nullptr;
+    // Freed mappings not yet given back (see unmap_freed()), and their bytes.
+    std::vector<std::pair<void*, size_t>> freed;
+    size_t freed_bytes = 0;
 };
+
+// Beyond this, a freed mapping is unmapped at once: parking is for the
+// original's faults of one iteration, not for a trace that would run the
+// machine out of memory.
+constexpr size_t kMaxParkedBytes = size_t(1) << 30;
 
 Mappings& mappings() {
     static Mappings* m = new Mappings;  // never destroyed: tensors may be freed after main returns
@@ -44,7 +54,12 @@ void release(void* p) {
             const int64_t size = static_cast<int64_t>(it->second);
             const int64_t total = m.mapped_bytes.fetch_sub(size, std::memory_order_relaxed) - size;
             c10::reportMemoryUsageToProfiler(p, -size, total, 0, c10::Device(c10::DeviceType::CPU));
-            ::munmap(p, it->second);
+            if (m.freed_bytes + it->second <= kMaxParkedBytes) {
+                m.freed.emplace_back(p, it->second);
+                m.freed_bytes += it->second;
+            } else {
+                ::munmap(p, it->second);
+            }
             m.bytes.erase(it);
             m.count.fetch_sub(1, std::memory_order_release);
             return;
@@ -99,6 +114,14 @@ c10::DataPtr FreshPageAllocator::allocate(size_t bytes) const {
                           static_cast<int64_t>(mapped);
     c10::reportMemoryUsageToProfiler(p, static_cast<int64_t>(mapped), total, 0, c10::Device(c10::DeviceType::CPU));
     return {p, p, &release, c10::Device(c10::DeviceType::CPU)};
+}
+
+void FreshPageAllocator::unmap_freed() {
+    Mappings& m = mappings();
+    std::lock_guard<std::mutex> lock(m.mutex);
+    for (const auto& [p, bytes] : m.freed) ::munmap(p, bytes);
+    m.freed.clear();
+    m.freed_bytes = 0;
 }
 
 c10::DeleterFnPtr FreshPageAllocator::raw_deleter() const { return &release; }

@@ -421,6 +421,7 @@ void Replayer::check() {
 double Replayer::run_iteration(const std::vector<double>& gaps_us, std::vector<int64_t>* faults) {
     const bool gaps = gaps_us.size() == steps_.size();
     if (faults) faults->assign(steps_.size(), 0);
+    FreshPageAllocator::unmap_freed();  // untimed, see there
     pool_.restore();  // untimed: every iteration starts from the same inputs
     if (options_.groups) options_.groups->barrier();  // ranks start each iteration together
     const auto t0 = Clock::now();
@@ -455,6 +456,7 @@ void Replayer::time_ops(int passes) {
     const double per_event_us = timer_cost_per_event_us_;
     OpIntervalTimer timer;
     for (int pass = 0; pass < std::max(passes, 1); ++pass) {
+        FreshPageAllocator::unmap_freed();
         pool_.restore();
         timer.warm_up();
         if (options_.groups) options_.groups->barrier();

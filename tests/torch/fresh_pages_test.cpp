@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 #include <torch/csrc/autograd/profiler_kineto.h>
 
+#include <sys/mman.h>
+
+#include <cstdint>
 #include <set>
 
 #include "replay/replay_report.h"
@@ -56,6 +59,41 @@ TEST(FreshPages, RawAllocationsOfBothKindsFreeThroughTheRawDeleter) {
         static_cast<char*>(p)[64 * 4096 - 1] = 2;
         a.raw_deallocate(p);
     }
+}
+
+bool is_mapped(void* p) {
+    unsigned char resident = 0;
+    const uintptr_t page = uintptr_t(p) & ~uintptr_t(4095);
+    return ::mincore(reinterpret_cast<void*>(page), 1, &resident) == 0;
+}
+
+// A freed fresh mapping stays mapped until unmap_freed(): unmapping flushes
+// the TLB, which the replayer keeps out of its iterations. A mapping too big
+// to park goes at once.
+TEST(FreshPages, FreedMappingsAreGivenBackOnlyWhenAsked) {
+    FreshPageAllocator& a = FreshPageAllocator::install();
+    FreshPageAllocator::unmap_freed();
+    void* data = nullptr;
+    {
+        a.set_budget_pages(kPages);
+        at::Tensor t = at::empty({kPages * 1024}, at::kFloat);
+        a.set_budget_pages(0);
+        t.fill_(1.0f);
+        data = t.data_ptr();
+    }
+    EXPECT_TRUE(is_mapped(data));
+    FreshPageAllocator::unmap_freed();
+    EXPECT_FALSE(is_mapped(data));
+
+    constexpr int64_t kHugeBytes = (int64_t(1) << 30) + 4096;  // past the parking limit, never touched
+    {
+        a.set_budget_pages(kHugeBytes / 4096);
+        at::Tensor t = at::empty({kHugeBytes}, at::kByte);
+        a.set_budget_pages(0);
+        data = t.data_ptr();
+        ASSERT_TRUE(is_mapped(data));
+    }
+    EXPECT_FALSE(is_mapped(data));
 }
 
 // A fresh mapping is reported to the profiler as libtorch's CPU allocator
