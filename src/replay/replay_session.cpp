@@ -18,6 +18,7 @@
 #include "link/link_profile.h"
 #include "replay/collective_check.h"
 #include "replay/fresh_page_allocator.h"
+#include "replay/fresh_page_fit.h"
 #include "replay/host_gaps.h"
 #include "replay/recording_meta.h"
 #include "replay/replay_recording.h"
@@ -35,29 +36,12 @@ int64_t sum(const std::vector<int64_t>& v) {
     return total;
 }
 
-// Fresh pages per step that make each step with a target (>= 0) take that
-// many page faults in all, its own included. Fresh pages for one op change
-// the heap the others allocate from, and so their own faults (up or down): a
-// few rounds of measuring and correcting, keeping the budgets whose total
-// came closest to the target's. No fresh pages at all is one candidate, so
-// the fit never leaves the iteration further from the original's faults.
-std::vector<int64_t> fit_fresh_pages(Replayer& replayer, const std::vector<int64_t>& target) {
-    constexpr int kRounds = 3;
-    int64_t want = 0;
-    for (int64_t t : target) want += std::max<int64_t>(t, 0);
-    std::vector<int64_t> fresh(target.size(), 0), best = fresh;
-    int64_t best_miss = INT64_MAX;
-    for (int round = 0; round <= kRounds; ++round) {
-        replayer.set_fresh_pages(fresh);
-        const std::vector<int64_t> seen = replayer.step_page_faults();
-        const int64_t total = sum(seen);
-        if (std::llabs(total - want) < best_miss) {
-            best_miss = std::llabs(total - want);
-            best = fresh;
-        }
-        for (size_t s = 0; s < fresh.size(); ++s)
-            if (target[s] >= 0) fresh[s] = std::max<int64_t>(0, fresh[s] + target[s] - seen[s]);
-    }
+// fit_fresh_pages over this replayer's iterations; leaves the fit set.
+std::vector<int64_t> fit_replayer_fresh_pages(Replayer& replayer, const std::vector<int64_t>& target) {
+    std::vector<int64_t> best = fit_fresh_pages(target, [&](const std::vector<int64_t>& budgets) {
+        replayer.set_fresh_pages(budgets);
+        return replayer.step_page_faults();
+    });
     replayer.set_fresh_pages(best);
     return best;
 }
@@ -227,7 +211,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
             return it == op_faults->by_node.end() ? int64_t(-1) : it->second;
         });
         replayer.run_iteration(gap_per_step);
-        fresh_profiled = fit_fresh_pages(replayer, target);
+        fresh_profiled = fit_replayer_fresh_pages(replayer, target);
         // The ops' faults in the untraced calls where the recorder counted
         // them (op_gaps.json), else the profiled ones; either spread scaled
         // to the timed untraced iterations' rate (meta.json), which the
@@ -258,7 +242,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
         // collectives, and all ranks must run as many (a rank whose original
         // took no fault skipping this fit left its peers waiting in a
         // collective it never issued).
-        fresh_untraced = fit_fresh_pages(replayer, target);
+        fresh_untraced = fit_replayer_fresh_pages(replayer, target);
         replayer.set_fresh_pages(fresh_untraced);
     }
 
@@ -293,7 +277,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
     // replayer's op_us() ends with the profiled one (report, --record-replay).
     std::optional<std::vector<double>> untraced_pass_us;
     if (untraced_calls_target) {
-        replayer.set_fresh_pages(fit_fresh_pages(replayer, *untraced_calls_target));
+        replayer.set_fresh_pages(fit_replayer_fresh_pages(replayer, *untraced_calls_target));
         replayer.time_ops();
         untraced_pass_us = replayer.op_us();
     }
