@@ -368,7 +368,7 @@ bool Replayer::run_step(Step& step, Pass pass) {
     }
     try {
         c10::AutoGradMode grad(step.grad_mode);
-        step.op->callBoxed(&stack_);
+        if (!step.unboxed || !step.unboxed(stack_)) step.op->callBoxed(&stack_);
         if (gaps_running_) gap_from_us_ = gap_clock_us();
     } catch (const std::exception& e) {
         if (gaps_running_) gap_from_us_ = gap_clock_us();

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "replay/tensor_layout.h"
+#include "replay/unboxed_calls.h"
 #include "trace/ids.h"
 
 namespace mimic::replay {
@@ -40,6 +41,7 @@ struct OutputBinding {
 struct Step {
     NodeIndex node;
     std::optional<c10::OperatorHandle> op;  // none for a communication call
+    UnboxedCall unboxed = nullptr;          // set for the ops unboxed_calls.h calls unboxed
     int32_t collective = -1;  // index into the Replayer's collectives, for a communication call
     // Collectives still in flight whose buffers this step touches: they are
     // waited for first, as DDP waits for a bucket before reading it.

@@ -227,6 +227,7 @@ std::string StepBuilder::build(NodeIndex node, const c10::OperatorHandle& op, co
     if (!why.empty()) return why;
 
     Step step(op);
+    step.unboxed = find_unboxed_call(op.operator_name());
     step.node = node;
     step.name = std::string(trace_.name(trace_.nodes[node.value]));
     Conversion c;

@@ -1,0 +1,194 @@
+#include "replay/unboxed_calls.h"
+
+#include <ATen/ops/contiguous_ops.h>
+#include <ATen/ops/empty_ops.h>
+#include <ATen/ops/expand_ops.h>
+#include <ATen/ops/item_ops.h>
+#include <ATen/ops/narrow_ops.h>
+#include <ATen/ops/ones_like_ops.h>
+#include <ATen/ops/permute_ops.h>
+#include <ATen/ops/reshape_ops.h>
+#include <ATen/ops/select_ops.h>
+#include <ATen/ops/t_ops.h>
+#include <ATen/ops/transpose_ops.h>
+#include <ATen/ops/unsqueeze_ops.h>
+#include <ATen/ops/view_ops.h>
+#include <ATen/ops/zero_ops.h>
+#include <ATen/ops/zeros_ops.h>
+#include <c10/core/SymIntArrayRef.h>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace mimic::replay {
+namespace {
+
+using torch::jit::Stack;
+
+bool tensor(const c10::IValue& v) { return v.isTensor(); }
+bool ints(const c10::IValue& v) { return v.isIntList(); }
+bool int_(const c10::IValue& v) { return v.isInt(); }
+bool opt_int(const c10::IValue& v) { return v.isNone() || v.isInt(); }  // ScalarType, Layout, MemoryFormat
+bool opt_device(const c10::IValue& v) { return v.isNone() || v.isDevice(); }
+bool opt_bool(const c10::IValue& v) { return v.isNone() || v.isBool(); }
+
+template <class T>
+c10::optional<T> opt(const c10::IValue& v) {
+    return v.isNone() ? c10::nullopt : c10::optional<T>(v.to<T>());
+}
+
+// The stack's last n values, which must be the op's arguments.
+template <size_t N>
+bool args_are(const Stack& s, bool (*const (&checks)[N])(const c10::IValue&)) {
+    if (s.size() != N) return false;
+    for (size_t i = 0; i < N; ++i)
+        if (!checks[i](s[i])) return false;
+    return true;
+}
+
+template <class R>
+bool push(Stack& s, R&& result) {
+    s.clear();
+    s.emplace_back(std::forward<R>(result));
+    return true;
+}
+
+bool empty_memory_format(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {ints, opt_int, opt_int, opt_device, opt_bool, opt_int};
+    if (!args_are(s, kinds)) return false;
+    const std::vector<int64_t> size = s[0].toIntVector();
+    return push(s, at::_ops::empty_memory_format::call(c10::fromIntArrayRef(size), opt<at::ScalarType>(s[1]),
+                                                       opt<at::Layout>(s[2]), opt<at::Device>(s[3]), opt<bool>(s[4]),
+                                                       opt<at::MemoryFormat>(s[5])));
+}
+
+bool zeros(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {ints, opt_int, opt_int, opt_device, opt_bool};
+    if (!args_are(s, kinds)) return false;
+    const std::vector<int64_t> size = s[0].toIntVector();
+    return push(s, at::_ops::zeros::call(c10::fromIntArrayRef(size), opt<at::ScalarType>(s[1]), opt<at::Layout>(s[2]),
+                                         opt<at::Device>(s[3]), opt<bool>(s[4])));
+}
+
+bool ones_like(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {tensor, opt_int, opt_int, opt_device, opt_bool, opt_int};
+    if (!args_are(s, kinds)) return false;
+    const at::Tensor self = s[0].toTensor();
+    return push(s, at::_ops::ones_like::call(self, opt<at::ScalarType>(s[1]), opt<at::Layout>(s[2]), opt<at::Device>(s[3]),
+                                             opt<bool>(s[4]), opt<at::MemoryFormat>(s[5])));
+}
+
+bool view(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {tensor, ints};
+    if (!args_are(s, kinds)) return false;
+    const at::Tensor self = s[0].toTensor();
+    const std::vector<int64_t> size = s[1].toIntVector();
+    return push(s, at::_ops::view::call(self, c10::fromIntArrayRef(size)));
+}
+
+bool reshape(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {tensor, ints};
+    if (!args_are(s, kinds)) return false;
+    const at::Tensor self = s[0].toTensor();
+    const std::vector<int64_t> shape = s[1].toIntVector();
+    return push(s, at::_ops::reshape::call(self, c10::fromIntArrayRef(shape)));
+}
+
+bool expand(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {tensor, ints, [](const c10::IValue& v) { return v.isBool(); }};
+    if (!args_are(s, kinds)) return false;
+    const at::Tensor self = s[0].toTensor();
+    const std::vector<int64_t> size = s[1].toIntVector();
+    return push(s, at::_ops::expand::call(self, c10::fromIntArrayRef(size), s[2].toBool()));
+}
+
+bool permute(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {tensor, ints};
+    if (!args_are(s, kinds)) return false;
+    const at::Tensor self = s[0].toTensor();
+    const std::vector<int64_t> dims = s[1].toIntVector();
+    return push(s, at::_ops::permute::call(self, dims));
+}
+
+bool t(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {tensor};
+    if (!args_are(s, kinds)) return false;
+    const at::Tensor self = s[0].toTensor();
+    return push(s, at::_ops::t::call(self));
+}
+
+bool transpose_int(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {tensor, int_, int_};
+    if (!args_are(s, kinds)) return false;
+    const at::Tensor self = s[0].toTensor();
+    return push(s, at::_ops::transpose_int::call(self, s[1].toInt(), s[2].toInt()));
+}
+
+bool select_int(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {tensor, int_, int_};
+    if (!args_are(s, kinds)) return false;
+    const at::Tensor self = s[0].toTensor();
+    return push(s, at::_ops::select_int::call(self, s[1].toInt(), s[2].toInt()));
+}
+
+bool narrow(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {tensor, int_, int_, int_};
+    if (!args_are(s, kinds)) return false;
+    const at::Tensor self = s[0].toTensor();
+    return push(s, at::_ops::narrow::call(self, s[1].toInt(), s[2].toInt(), s[3].toInt()));
+}
+
+bool unsqueeze(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {tensor, int_};
+    if (!args_are(s, kinds)) return false;
+    const at::Tensor self = s[0].toTensor();
+    return push(s, at::_ops::unsqueeze::call(self, s[1].toInt()));
+}
+
+bool contiguous(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {tensor, int_};
+    if (!args_are(s, kinds)) return false;
+    const at::Tensor self = s[0].toTensor();
+    return push(s, at::_ops::contiguous::call(self, static_cast<at::MemoryFormat>(s[1].toInt())));
+}
+
+bool zero_(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {tensor};
+    if (!args_are(s, kinds)) return false;
+    at::Tensor self = s[0].toTensor();
+    return push(s, at::_ops::zero_::call(self));
+}
+
+bool item(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {tensor};
+    if (!args_are(s, kinds)) return false;
+    const at::Tensor self = s[0].toTensor();
+    return push(s, at::_ops::item::call(self));
+}
+
+}  // namespace
+
+UnboxedCall find_unboxed_call(const c10::OperatorName& name) {
+    static const std::unordered_map<std::string, UnboxedCall> calls = {
+        {"aten::empty.memory_format", empty_memory_format},
+        {"aten::zeros", zeros},
+        {"aten::ones_like", ones_like},
+        {"aten::view", view},
+        {"aten::reshape", reshape},
+        {"aten::expand", expand},
+        {"aten::permute", permute},
+        {"aten::t", t},
+        {"aten::transpose.int", transpose_int},
+        {"aten::select.int", select_int},
+        {"aten::narrow", narrow},
+        {"aten::unsqueeze", unsqueeze},
+        {"aten::contiguous", contiguous},
+        {"aten::zero_", zero_},
+        {"aten::item", item},
+    };
+    auto it = calls.find(name.overload_name.empty() ? name.name : name.name + "." + name.overload_name);
+    return it == calls.end() ? nullptr : it->second;
+}
+
+}  // namespace mimic::replay

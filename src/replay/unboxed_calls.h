@@ -1,0 +1,29 @@
+// A few frequent ops called the way the original's Python called them:
+// unboxed, through at::_ops (the dispatcher's typed entry), not through the
+// boxed stack a generic replayer uses for everything.
+//
+// Why: the boxed path runs code the original never ran (each op's boxing
+// wrapper, the conversion of list arguments), and for ops of a microsecond
+// that is a large part of their time, most of all when that code is cold.
+// Measured on dlrm, the `empty` the optimizer's record_function makes after
+// the backward took 1.0 us replayed boxed, 0.4 in the original; on mlp and
+// transformer `view` was +40-60% against the profile. The conversion happens
+// before the dispatcher's RecordFunction, outside the per-op timer, as the
+// original's argument parsing was outside the profiler's interval.
+#pragma once
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
+
+namespace mimic::replay {
+
+// Pops the op's arguments (every argument of its schema, in order) and
+// pushes its result, as callBoxed does. Returns false, the stack untouched,
+// when the arguments are not of the types it handles (the caller then calls
+// the op boxed).
+using UnboxedCall = bool (*)(torch::jit::Stack& stack);
+
+// The unboxed call for this operator, or nullptr.
+UnboxedCall find_unboxed_call(const c10::OperatorName& name);
+
+}  // namespace mimic::replay
