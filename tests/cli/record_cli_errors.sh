@@ -55,6 +55,11 @@ expect 0 "linked to ET rf_ids" "$mimic" record --script "$pytests/user_step.py:m
 expect 0 "linked to ET rf_ids" "$mimic" record --script "$pytests/user_step.py:one_step" --out "$tmp/s2" "${quick[@]}"
 "$python" "$pytests/check_recording.py" "$tmp/s2" --workload "script:$pytests/user_step.py:one_step" || fail "check s2"
 grep -q '"warmup": 0' "$tmp/s2/meta.json" || fail "one_step's first call should count as the warmup"
+# a step whose profiled calls are far apart (disturbed): profiled again, at most three times
+expect 0 "disturbed, profiling again (3/3)" "$mimic" record --script "$pytests/user_step.py:uneven_step" --out "$tmp/s3" \
+    "${quick[@]}" --profiled-iters 3
+"$python" "$pytests/check_recording.py" "$tmp/s3" --workload "script:$pytests/user_step.py:uneven_step" || fail "check s3"
+grep -q '"profiled_attempts": 3' "$tmp/s3/meta.json" || fail "an uneven step should be profiled three times"
 
 # a rank that dies: the launcher names it, stops the others, leaves no process behind
 start=$(date +%s)

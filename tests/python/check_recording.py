@@ -20,7 +20,7 @@ META_KEYS = ("meta_schema_version", "workload", "torch_version", "intra_op_threa
              "hostname", "rank", "world_size", "process_groups", "warmup", "iters",
              "untraced_iteration_ms", "untraced_median_ms", "untraced_thread_cpu_ms", "untraced_cpu_share",
              "untraced_page_faults_per_iter",
-             "traced_iteration_ms", "profiled_iterations_ms",
+             "traced_iteration_ms", "profiled_iterations_ms", "profiled_attempts", "profiled_attempt_kept", "profiled_spread",
              "instrumentation_overhead_ms", "iteration_label", "et_schema", "rf_id_link")
 
 
@@ -124,6 +124,10 @@ def check_one(d, workload, rank, world_size, expect_op_faults=False):
     profiled = meta["profiled_iterations_ms"]
     _require(len(profiled) >= 1 and profiled[0] == meta["traced_iteration_ms"] and all(t > 0 for t in profiled),
              f"profiled_iterations_ms {profiled}: expected the profiled calls, the first the traced one")
+    _require(1 <= meta["profiled_attempt_kept"] <= meta["profiled_attempts"] <= 3,
+             f"profiled_attempt_kept {meta['profiled_attempt_kept']} / profiled_attempts {meta['profiled_attempts']}")
+    _require(abs(meta["profiled_spread"] - max(profiled) / min(profiled)) < 1e-2,
+             f"profiled_spread {meta['profiled_spread']} is not the kept calls' slowest over fastest")
     cpu = meta["untraced_thread_cpu_ms"]
     _require(len(cpu) == len(times) and all(c >= 0 for c in cpu), "bad untraced_thread_cpu_ms")
     _require(meta["untraced_page_faults_per_iter"] >= 0, "negative untraced_page_faults_per_iter")

@@ -55,10 +55,16 @@ class RfIdRelation(unittest.TestCase):
             return json.load(f)
 
     def test_first_session_ids_are_equal(self):
-        link = self.meta(self.first)["rf_id_link"]
+        meta = self.meta(self.first)
+        link = meta["rf_id_link"]
         main = link["threads"]["1"]
         self.assertGreater(main["et_ops"], 20)
-        self.assertEqual(main["offsets"], [[0, main["et_ops"]]])
+        # The recorder profiles a disturbed session again; only the process's first session
+        # has equal ids.
+        if meta["profiled_attempt_kept"] == 1:
+            self.assertEqual(main["offsets"], [[0, main["et_ops"]]])
+        else:
+            self.assertEqual(len(main["offsets"]), 1, main["offsets"])
         self.assertEqual(link["linked"], link["et_ops"])
 
     def test_second_session_is_offset_but_linked(self):

@@ -28,6 +28,22 @@ def one_step():
     _model(torch.randn(4, 8)).sum().backward()
 
 
+def uneven_step():
+    """A step whose calls take unalike times (every other one 20 ms longer), as on a disturbed
+    machine: the recorder must profile it again, up to its limit, and keep the steadiest session."""
+    import time
+    model = torch.nn.Linear(8, 8)
+    calls = [0]
+
+    def step():
+        calls[0] += 1
+        if calls[0] % 2:
+            time.sleep(0.02)
+        model(torch.randn(4, 8)).sum().backward()
+
+    return step
+
+
 def failing_on_rank_1():
     """A distributed step that dies on rank 1 after warmup: the launcher must stop rank 0."""
     import os
