@@ -41,7 +41,7 @@ PROFILE_FILE = "profile.json"
 META_FILE = "meta.json"
 PROFILED_CALLS = 5  # default profiled iterations in profile.json (per-op medians: one call is a noisy reference)
 GAP_CALLS = 5  # untraced calls timed per top-level op for op_gaps.json (medians: one preempted call must not count)
-_DISTURBED_SPREAD = 1.15  # slowest / fastest profiled call beyond which the session is profiled again
+_DISTURBED_SPREAD = 1.25  # slowest / fastest profiled call beyond which the session is profiled again
 _PROFILE_ATTEMPTS = 3  # profiled sessions at most; the steadiest is kept
 _SETTLE_S = 0.2  # lets Gloo worker threads finish their record functions before the ET stops (0.05 s was short on a loaded CI machine)
 
@@ -186,8 +186,9 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
         spread = max(profiled_ms) / min(profiled_ms) if min(profiled_ms) > 0 else 1.0
         if best is None or spread < best[0]:
             best = (spread, prof, probe_calls, profiled_ms, attempt)
-        # Calls of one step under one profiler take alike (within 3% on the built-in workloads);
-        # a session where they do not was disturbed, and its per-op medians with it: measured on
+        # Calls of one step under one profiler take alike (within 3-6% on mlp and transformer,
+        # 8-17% on cnn and dlrm, whose calls take unalike page faults); a session where they
+        # do not was disturbed, and its per-op medians with it: measured on
         # mlp, three of five calls took 37-41 ms against 25 (24 untraced), every op in them
         # 1.3-8x slower. Every rank profiles again if one saw that (the calls meet at barriers).
         if not _any_rank(spread > _DISTURBED_SPREAD) or attempt == _PROFILE_ATTEMPTS:
