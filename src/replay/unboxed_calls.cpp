@@ -79,20 +79,14 @@ bool ones_like(Stack& s) {
                                              opt<bool>(s[4]), opt<at::MemoryFormat>(s[5])));
 }
 
-bool view(Stack& s) {
+// op(self, sizes): view, reshape.
+template <class Op>
+bool self_and_sizes(Stack& s) {
     static bool (*const kinds[])(const c10::IValue&) = {tensor, ints};
     if (!args_are(s, kinds)) return false;
     const at::Tensor self = s[0].toTensor();
-    const std::vector<int64_t> size = s[1].toIntVector();
-    return push(s, at::_ops::view::call(self, c10::fromIntArrayRef(size)));
-}
-
-bool reshape(Stack& s) {
-    static bool (*const kinds[])(const c10::IValue&) = {tensor, ints};
-    if (!args_are(s, kinds)) return false;
-    const at::Tensor self = s[0].toTensor();
-    const std::vector<int64_t> shape = s[1].toIntVector();
-    return push(s, at::_ops::reshape::call(self, c10::fromIntArrayRef(shape)));
+    const std::vector<int64_t> sizes = s[1].toIntVector();
+    return push(s, Op::call(self, c10::fromIntArrayRef(sizes)));
 }
 
 bool expand(Stack& s) {
@@ -111,25 +105,22 @@ bool permute(Stack& s) {
     return push(s, at::_ops::permute::call(self, dims));
 }
 
-bool t(Stack& s) {
+// op(self): t, zero_, item.
+template <class Op>
+bool self_only(Stack& s) {
     static bool (*const kinds[])(const c10::IValue&) = {tensor};
     if (!args_are(s, kinds)) return false;
-    const at::Tensor self = s[0].toTensor();
-    return push(s, at::_ops::t::call(self));
+    at::Tensor self = s[0].toTensor();
+    return push(s, Op::call(self));
 }
 
-bool transpose_int(Stack& s) {
+// op(self, int, int): transpose.int, select.int.
+template <class Op>
+bool self_int_int(Stack& s) {
     static bool (*const kinds[])(const c10::IValue&) = {tensor, int_, int_};
     if (!args_are(s, kinds)) return false;
     const at::Tensor self = s[0].toTensor();
-    return push(s, at::_ops::transpose_int::call(self, s[1].toInt(), s[2].toInt()));
-}
-
-bool select_int(Stack& s) {
-    static bool (*const kinds[])(const c10::IValue&) = {tensor, int_, int_};
-    if (!args_are(s, kinds)) return false;
-    const at::Tensor self = s[0].toTensor();
-    return push(s, at::_ops::select_int::call(self, s[1].toInt(), s[2].toInt()));
+    return push(s, Op::call(self, s[1].toInt(), s[2].toInt()));
 }
 
 bool narrow(Stack& s) {
@@ -153,20 +144,6 @@ bool contiguous(Stack& s) {
     return push(s, at::_ops::contiguous::call(self, static_cast<at::MemoryFormat>(s[1].toInt())));
 }
 
-bool zero_(Stack& s) {
-    static bool (*const kinds[])(const c10::IValue&) = {tensor};
-    if (!args_are(s, kinds)) return false;
-    at::Tensor self = s[0].toTensor();
-    return push(s, at::_ops::zero_::call(self));
-}
-
-bool item(Stack& s) {
-    static bool (*const kinds[])(const c10::IValue&) = {tensor};
-    if (!args_are(s, kinds)) return false;
-    const at::Tensor self = s[0].toTensor();
-    return push(s, at::_ops::item::call(self));
-}
-
 }  // namespace
 
 UnboxedCall find_unboxed_call(const c10::OperatorName& name) {
@@ -174,18 +151,18 @@ UnboxedCall find_unboxed_call(const c10::OperatorName& name) {
         {"aten::empty.memory_format", empty_memory_format},
         {"aten::zeros", zeros},
         {"aten::ones_like", ones_like},
-        {"aten::view", view},
-        {"aten::reshape", reshape},
+        {"aten::view", self_and_sizes<at::_ops::view>},
+        {"aten::reshape", self_and_sizes<at::_ops::reshape>},
         {"aten::expand", expand},
         {"aten::permute", permute},
-        {"aten::t", t},
-        {"aten::transpose.int", transpose_int},
-        {"aten::select.int", select_int},
+        {"aten::t", self_only<at::_ops::t>},
+        {"aten::transpose.int", self_int_int<at::_ops::transpose_int>},
+        {"aten::select.int", self_int_int<at::_ops::select_int>},
         {"aten::narrow", narrow},
         {"aten::unsqueeze", unsqueeze},
         {"aten::contiguous", contiguous},
-        {"aten::zero_", zero_},
-        {"aten::item", item},
+        {"aten::zero_", self_only<at::_ops::zero_>},
+        {"aten::item", self_only<at::_ops::item>},
     };
     auto it = calls.find(name.overload_name.empty() ? name.name : name.name + "." + name.overload_name);
     return it == calls.end() ? nullptr : it->second;
