@@ -78,7 +78,14 @@ def main():
                 with open(os.path.join(out_dir, f"round{r}", f"replay_{w}_{m.replace(':', '_')}.json"), "w") as f:
                     json.dump(rep, f)
                 reports[(w, m)].append(rep)
-            print(f"round {r + 1}/{rounds}: {w} recorded and replayed", file=sys.stderr)
+            with open(os.path.join(rec, "meta.json")) as f:
+                meta = json.load(f)
+            # A recording whose profiled calls were far apart was disturbed (the recorder
+            # profiles it again, up to three sessions); say how steady the kept one was.
+            print(f"round {r + 1}/{rounds}: {w} recorded and replayed (profiled calls "
+                  f"{min(meta['profiled_iterations_ms']):.1f}-{max(meta['profiled_iterations_ms']):.1f} ms, "
+                  f"session {meta.get('profiled_attempt_kept', 1)} of {meta.get('profiled_attempts', 1)}; "
+                  f"untraced median {meta['untraced_median_ms']:.1f} ms)", file=sys.stderr)
 
     print(f"{'workload':12} {'mode':18} {'reference':9} {'per_op_geo_pct':>14} {'systematic_pct':>14} "
           f"{'weighted_pct':>12} {'e2e_pct':>8}")
