@@ -61,7 +61,10 @@ def _barrier():
 def _any_rank(flag):
     """`flag` or'ed over the ranks (every rank gets the same answer), or `flag` alone."""
     if dist.is_available() and dist.is_initialized():
-        t = torch.tensor([1 if flag else 0])
+        # NCCL reduces device tensors only; Gloo and MPI host ones.
+        device = (torch.device("cuda", torch.cuda.current_device())
+                  if dist.get_backend() == "nccl" else torch.device("cpu"))
+        t = torch.tensor([1 if flag else 0], device=device)
         dist.all_reduce(t, op=dist.ReduceOp.MAX)
         return bool(t.item())
     return flag
