@@ -44,6 +44,12 @@ def check_op_faults(d, meta, et):
     _require(doc["et_top_level_ops"] > 0 and doc["paired_ops"] == len(pairs), "op_faults.json counts disagree")
     _require(doc["paired_ops"] >= 0.9 * doc["et_top_level_ops"],
              f"only {doc['paired_ops']} of {doc['et_top_level_ops']} top-level ops paired with the probe")
+    # One process runs the same ops in the probed calls as in the ET's, its label's included
+    # (the probe starts before the label's record_function makes its zeros and empty).
+    if meta["world_size"] == 1:
+        _require(doc["probe_ops"] == doc["et_top_level_ops"] == doc["paired_ops"],
+                 f"op_faults.json: {doc['probe_ops']} probed and {doc['paired_ops']} paired of the ET's "
+                 f"{doc['et_top_level_ops']} top-level ops")
     _require(all(i in schema_ids and isinstance(f, int) and f >= 0 for i, f in pairs),
              "op_faults.json pairs a non-operator node or a bad count")
     _require(sum(f for _, f in pairs) == doc["paired_faults_total"], "op_faults.json totals do not add up")
