@@ -5,9 +5,10 @@
 #include <ATen/ops/neg.h>
 #include <ATen/ops/zeros.h>
 
-#include <algorithm>
 #include <chrono>
 #include <vector>
+
+#include "support/median.h"
 
 namespace mimic::replay {
 namespace {
@@ -45,11 +46,6 @@ double loop_us_per_call(const at::Tensor& x, int calls) {
     const auto t0 = Clock::now();
     for (int i = 0; i < calls; ++i) at::neg(x);
     return std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / calls;
-}
-
-double median(std::vector<double> v) {
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
 }
 
 }  // namespace

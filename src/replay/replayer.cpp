@@ -17,6 +17,7 @@
 #include "replay/op_registry.h"
 #include "replay/replay_report.h"
 #include "support/error.h"
+#include "support/median.h"
 
 namespace mimic::replay {
 namespace {
@@ -487,12 +488,8 @@ void Replayer::time_ops(int passes) {
         }
     }
     sync_collectives_ = false;
-    for (size_t s = 0; s < steps_.size(); ++s) {
-        auto& v = samples[s];
-        if (v.empty()) continue;
-        std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-        op_us_[s] = v[v.size() / 2];
-    }
+    for (size_t s = 0; s < steps_.size(); ++s)
+        if (!samples[s].empty()) op_us_[s] = median(std::move(samples[s]));
 }
 
 void Replayer::run_paged(size_t s) {
