@@ -20,14 +20,9 @@ import collections
 import json
 import math
 import statistics
-import subprocess
 import sys
 
-
-def replay(mimic, rec):
-    out = subprocess.run([mimic, "replay", rec, "--host-gaps", "measured", "--page-faults", "recorded", "--warmup", "2",
-                          "--iters", "15", "--json", "-"], check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
+from replay_accuracy import replay  # one replay with --json, as replay_accuracy runs it
 
 
 def workload_of(rec):
@@ -56,7 +51,7 @@ def main():
     for rec in recs:
         for _ in range(reps):
             for b, mimic in builds.items():
-                r = replay(mimic, rec)
+                r = replay(mimic, rec, "measured:recorded", 15)
                 reports[b][rec].append(r)
                 print(f"{rec} {b}: per-op {r['per_op_error_geomean_pct']:.1f}% vs profile, "
                       f"{r['per_op_error_geomean_untraced_pct']:.1f}% vs untraced, e2e {r['error_pct']:+.1f}%", flush=True)

@@ -197,9 +197,9 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
             best = (spread, prof, probe_calls, profiled_ms, attempt)
         # Calls of one step under one profiler take alike (within 3-6% on mlp and transformer,
         # 8-17% on cnn and dlrm, whose calls take unalike page faults); a session where they
-        # do not was disturbed, and its per-op medians with it: measured on
-        # mlp, three of five calls took 37-41 ms against 25 (24 untraced), every op in them
-        # 1.3-8x slower. Every rank profiles again if one saw that (the calls meet at barriers).
+        # do not was disturbed, and its per-op medians with it: measured on mlp, three of five
+        # calls took 37-41 ms against 25 (24 untraced), every op in them 1.3-8x slower. Every
+        # rank profiles again if one saw that (the calls meet at barriers).
         if not _any_rank(spread > _DISTURBED_SPREAD) or attempt == _PROFILE_ATTEMPTS:
             break
         log(f"mimic_record: {workload}: the profiled calls took {min(profiled_ms):.2f} to "

@@ -20,9 +20,9 @@
 
 namespace mimic::replay {
 
-// Runs an iteration with these budgets and returns each step's faults.
 constexpr int kFitIterations = 5;
 
+// Runs an iteration with these budgets and returns each step's faults.
 using MeasureStepFaults = std::function<std::vector<int64_t>(const std::vector<int64_t>& budgets)>;
 
 // Measures kFitIterations iterations whatever the targets: each iteration
