@@ -36,8 +36,7 @@ public:
     // snapshots buffers allocated since). Each timed iteration starts from the
     // same values: without it the replayed optimizer trains the model on
     // arbitrary data, it diverges within a few iterations, and NaNs change
-    // the speed of data-dependent kernels (max pooling: 4x). On CPU the
-    // restored buffers are then evicted from the caches, not left hot.
+    // the speed of data-dependent kernels (max pooling: 4x).
     void snapshot();
     void restore();
     c10::Device device() const { return device_; }

@@ -9,8 +9,7 @@ namespace {
 
 const TensorMeta& meta_of(const testing::TestTrace& tt, const Value& v) { return tt.t.tensors[v.payload.index]; }
 
-// restore() puts every buffer back as it was at the snapshot, evicting the
-// buffers from the caches after the copy must not lose what was copied.
+// restore() puts every buffer back as it was at the snapshot.
 TEST(TensorPool, RestorePutsBackValuesChangedInPlace) {
     testing::TestTrace tt;
     Value a = tt.tensor({4, 8}, "float", 10);
