@@ -49,7 +49,7 @@ uint64_t minor_page_faults() {
 ReplayReport make_report(const Trace& trace, const Replayer& replayer, const ReplaySettings& settings,
                          const std::vector<double>& iteration_ms, const std::optional<RecordingMeta>& meta,
                          const HostGapModel& gaps, uint64_t page_faults, const OpGaps* untraced,
-                         const std::vector<double>* untraced_pass_us) {
+                         const std::vector<double>* untraced_pass_us, const OpFaults* profiled_faults) {
     ReplayReport r;
     r.untraced_op_pass = untraced_pass_us != nullptr;
     r.settings = settings;
@@ -114,9 +114,40 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
 
     // Coverage by recorded time.
     std::vector<uint32_t> sizes = subtree_sizes(trace);
+    // The original's untraced duration of an op, less the probe's cost for
+    // each op nested in it, as the replay's timer is corrected for its own.
+    auto untraced_us = [&](NodeIndex n) -> std::optional<double> {
+        if (!untraced) return std::nullopt;
+        auto it = untraced->by_node.find(trace.nodes[n.value].id.value);
+        if (it == untraced->by_node.end()) return std::nullopt;
+        return std::max(0.0, it->second.duration_us - untraced->probe_cost_per_event_us * double(sizes[n.value] - 1));
+    };
+    // The profiler's cost in this recording, fitted on the ops that took the
+    // same page faults in the profiled and the untraced calls.
+    if (untraced && timed) {
+        std::vector<ProfiledOpSample> samples;
+        for (const Step& s : replayer.steps()) {
+            if (s.skipped || !linked(s.node)) continue;
+            const std::optional<double> u = untraced_us(s.node);
+            if (!u) continue;
+            const uint64_t id = trace.nodes[s.node.value].id.value;
+            if (profiled_faults) {
+                auto p = profiled_faults->by_node.find(id);
+                auto q = untraced->by_node.find(id);
+                if (p == profiled_faults->by_node.end() || q->second.faults < 0 || p->second != q->second.faults) continue;
+            }
+            samples.push_back({trace.timing[s.node.value].typical_duration_us(), *u, double(sizes[s.node.value] - 1)});
+        }
+        r.profiler_cost_fit = fit_profiler_cost(samples, gaps.per_event_us);
+    }
     // The events nested in the op carry the profiler's cost inside its
     // interval; the replay's timer is corrected the same way (time_ops).
-    auto profile_us = [&](NodeIndex n) { return corrected_duration_us(trace, n, sizes, gaps.per_event_us, gaps.probe_cost_us); };
+    auto profile_us = [&](NodeIndex n) {
+        if (const auto& f = r.profiler_cost_fit)
+            return std::max(0.0, trace.timing[n.value].typical_duration_us() -
+                                     f->correction_us(double(sizes[n.value] - 1)));
+        return corrected_duration_us(trace, n, sizes, gaps.per_event_us, gaps.probe_cost_us);
+    };
     if (timed) {
         double all = 0, done = 0;
         for (NodeIndex n : sel.ops)
@@ -147,13 +178,7 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
             t.profile_raw_us = trace.timing[s.node.value].typical_duration_us();
             r.profile_iterations = std::max<uint32_t>(r.profile_iterations, trace.timing[s.node.value].iterations);
         }
-        if (untraced) {
-            auto it = untraced->by_node.find(trace.nodes[s.node.value].id.value);
-            // Less the probe's cost for each op nested in it, as the replay's timer is corrected for its own.
-            if (it != untraced->by_node.end())
-                t.untraced_us = std::max(0.0, it->second.duration_us -
-                                                  untraced->probe_cost_per_event_us * double(sizes[s.node.value] - 1));
-        }
+        t.untraced_us = untraced_us(s.node);
         for (auto* m : {&by_name[s.name], &by_cat[category_of(trace, s.node)]}) {
             ++m->count;
             m->replay_us += us;

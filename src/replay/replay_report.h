@@ -11,8 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "io/op_faults.h"
 #include "io/op_gaps.h"
 #include "replay/host_gaps.h"
+#include "replay/profiler_cost_fit.h"
 #include "replay/recording_meta.h"
 #include "replay/replayer.h"
 #include "trace/trace.h"
@@ -116,6 +118,11 @@ struct ReplayReport {
     // linked one and its repeats, link/iteration_repeats.h); 1: one iteration.
     uint32_t profile_iterations = 0;
     std::optional<double> per_op_error_geomean_raw_pct;  // the same against uncorrected durations
+    // The profiler's cost per op and per nested event, fitted against the
+    // untraced calls (profiler_cost_fit.h): the profile's durations are
+    // corrected with it when there is one, else with the recorder's
+    // calibration (gaps.per_event_us, gaps.probe_cost_us).
+    std::optional<ProfilerCostFit> profiler_cost_fit;
     // sum over op names of |replay - profile| / sum of profile (corrected): big ops weigh most.
     std::optional<double> per_op_error_weighted_pct;
     // The same two against the original's untraced op durations (op_gaps.json):
@@ -156,11 +163,14 @@ struct ReplayReport {
 // `untraced`: the recording's op_gaps.json, when it has one;
 // `untraced_pass_us`: per step, the per-op pass that allocated as the
 // untraced calls faulted, when it ran (else the untraced times are compared
-// with the replayer's op_us(), the pass given the profiled iteration's faults).
+// with the replayer's op_us(), the pass given the profiled iteration's faults);
+// `profiled_faults`: op_faults.json, when the recording has one (the
+// profiler's cost is fitted on ops that faulted alike in both kinds of call).
 ReplayReport make_report(const Trace& trace, const Replayer& replayer, const ReplaySettings& settings,
                          const std::vector<double>& iteration_ms, const std::optional<RecordingMeta>& meta,
                          const HostGapModel& gaps, uint64_t page_faults, const OpGaps* untraced = nullptr,
-                         const std::vector<double>* untraced_pass_us = nullptr);
+                         const std::vector<double>* untraced_pass_us = nullptr,
+                         const OpFaults* profiled_faults = nullptr);
 
 std::string report_json(const ReplayReport& r);
 // `--op-times`: {"ops": [{node_id, name, replay_us, profile_us, profile_raw_us, untraced_us}...]}.

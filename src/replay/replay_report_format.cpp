@@ -56,6 +56,16 @@ std::string report_json(const ReplayReport& r) {
     optional_field(w, "per_op_error_geomean_pct", r.per_op_error_geomean_pct);
     w.field("profile_iterations", r.profile_iterations);
     optional_field(w, "per_op_error_geomean_raw_pct", r.per_op_error_geomean_raw_pct);
+    w.key("profiler_cost_fit");
+    if (const auto& f = r.profiler_cost_fit)
+        w.begin_object()
+            .field("self_us", f->self_us)
+            .field("per_event_us", f->per_event_us)
+            .field("per_event_fitted", f->per_event_fitted)
+            .field("samples", uint64_t(f->samples))
+            .end_object();
+    else
+        w.null();
     optional_field(w, "per_op_error_weighted_pct", r.per_op_error_weighted_pct);
     optional_field(w, "per_op_error_geomean_untraced_pct", r.per_op_error_geomean_untraced_pct);
     w.field("untraced_op_pass", r.untraced_op_pass);
@@ -158,6 +168,10 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                          r.profile_iterations > 1 ? fmt::format(" (each op's median over {} profiled iterations)", r.profile_iterations)
                                                   : std::string(),
                          *r.per_op_error_geomean_pct, r.per_op_error_geomean_raw_pct.value_or(0)));
+    if (const auto& f = r.profiler_cost_fit)
+        line(fmt::format("  profile durations corrected by the profiler's cost fitted against the untraced calls on {} ops: "
+                         "{:.2f} us per op, {:.2f} us per nested event{}",
+                         f->samples, f->self_us, f->per_event_us, f->per_event_fitted ? "" : " (the recorder's)"));
     if (r.per_op_error_weighted_pct)
         line(fmt::format("  per-op time vs profile, weighted by time: {:.1f}% of profiled op time", *r.per_op_error_weighted_pct));
     if (r.per_op_error_geomean_untraced_pct)

@@ -301,7 +301,8 @@ SessionResult run_replay_session(const SessionOptions& o) {
     SessionResult result;
     // The original's untraced op durations are the per-op pass's second reference, whatever the gap mode.
     result.report = make_report(trace, replayer, settings, iteration_ms, meta, gaps, page_faults,
-                                op_gaps ? &*op_gaps : nullptr, untraced_pass_us ? &*untraced_pass_us : nullptr);
+                                op_gaps ? &*op_gaps : nullptr, untraced_pass_us ? &*untraced_pass_us : nullptr,
+                                op_faults ? &*op_faults : nullptr);
     if (layouts) {
         result.report.recorded_layout_tensors = layouts->tensors;
         result.report.recorded_layout_ops = layouts->ops;

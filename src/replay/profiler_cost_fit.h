@@ -1,0 +1,53 @@
+// What the profiler added to each profiled op's duration in this recording,
+// fitted against the same ops timed in untraced calls of the step.
+//
+// Why a fit and not only the recorder's calibration loop: the loop
+// (calibrate.py, profiler_event_cost_us) times one small op back to back,
+// where the profiler's callbacks and buffers stay hot. In a training step,
+// Python and autograd run between the ops and the callbacks run cold: on
+// the 2026-11-23 machine a profiled op took 0.3-0.55 us more than the same
+// op in untraced calls even with no op nested in it, where the loop had
+// measured no cost inside the op's own interval at all, and each nested
+// event cost 0.26-0.48 us, not the loop's 0.31. Durations corrected with
+// the loop's figures alone read 17-31% above the untraced ones per op.
+//
+// Model, per recording: profiled = untraced + self_us + per_event_us x
+// (ops nested in the op), fitted by least absolute deviations over the
+// step's top-level ops (robust: a few ops that ran on other pages in the
+// profiled calls do not move it), with both costs >= 0. Ops that faulted
+// differently in the two kinds of call are left out: a page fault is the
+// op's own work, not instrumentation. A third term for the profiler's
+// "[memory]" records inside the op was tried: it is too alike the nested
+// events' count to fit apart (0.04-1.15 us per record over 12 recordings,
+// dlrm's `empty` corrected to nothing), and was left out.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+namespace mimic::replay {
+
+struct ProfiledOpSample {
+    double profiled_us = 0;  // the profile's duration (median over its profiled iterations), as recorded
+    double untraced_us = 0;  // the same op in untraced calls, less the probe's cost per nested event
+    double nested_events = 0;
+};
+
+struct ProfilerCostFit {
+    double self_us = 0;       // inside each op's own interval (and the probe's, which the profiled calls carried)
+    double per_event_us = 0;  // for each event nested in the op
+    size_t samples = 0;
+    bool per_event_fitted = false;  // false: no sample had a nested event, per_event_us is the given one
+    double correction_us(double nested) const { return self_us + per_event_us * nested; }
+};
+
+// Fewer than kMinSamples usable samples: no fit.
+inline constexpr size_t kMinProfilerFitSamples = 10;
+
+// `fallback_per_event_us`: the per-event cost to keep when no sample has a
+// nested event (the recorder's calibration loop).
+std::optional<ProfilerCostFit> fit_profiler_cost(const std::vector<ProfiledOpSample>& samples,
+                                                 double fallback_per_event_us);
+
+}  // namespace mimic::replay

@@ -1,0 +1,72 @@
+#include "replay/profiler_cost_fit.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace mimic::replay {
+namespace {
+
+// Ops of a modelled recording: the profile adds `self` to each op and `per`
+// for each nested event; durations and nesting vary as in a real step.
+std::vector<ProfiledOpSample> modelled(double self, double per, size_t n) {
+    std::vector<ProfiledOpSample> s;
+    for (size_t i = 0; i < n; ++i) {
+        const double untraced = 0.3 + double(i % 17) * 3.7;
+        const double nested = double(i % 5 == 0 ? 0 : i % 4);
+        s.push_back({untraced + self + per * nested, untraced, nested});
+    }
+    return s;
+}
+
+TEST(ProfilerCostFit, RecoversSelfAndPerEventCosts) {
+    auto fit = fit_profiler_cost(modelled(0.42, 0.31, 60), 0.1);
+    ASSERT_TRUE(fit);
+    EXPECT_NEAR(fit->self_us, 0.42, 1e-3);
+    EXPECT_NEAR(fit->per_event_us, 0.31, 1e-3);
+    EXPECT_TRUE(fit->per_event_fitted);
+    EXPECT_EQ(fit->samples, 60u);
+}
+
+// A robust line: a fifth of the ops far off (page faults in one kind of
+// call only, a preempted op) do not move it.
+TEST(ProfilerCostFit, OutliersDoNotMoveIt) {
+    auto s = modelled(0.5, 0.25, 100);
+    for (size_t i = 0; i < s.size(); i += 5) s[i].profiled_us += 40 + double(i);
+    auto fit = fit_profiler_cost(s, 0.1);
+    ASSERT_TRUE(fit);
+    EXPECT_NEAR(fit->self_us, 0.5, 0.02);
+    EXPECT_NEAR(fit->per_event_us, 0.25, 0.02);
+}
+
+// Instrumentation cannot make an op faster: costs stay >= 0 even when the
+// profiled calls ran faster than the untraced ones.
+TEST(ProfilerCostFit, CostsAreNeverNegative) {
+    auto s = modelled(0, 0, 40);
+    for (auto& x : s) x.profiled_us = x.untraced_us * 0.9;
+    auto fit = fit_profiler_cost(s, 0.3);
+    ASSERT_TRUE(fit);
+    EXPECT_GE(fit->self_us, 0);
+    EXPECT_GE(fit->per_event_us, 0);
+}
+
+// No op with a nested event: the slope cannot be fitted and the given
+// per-event cost stays; too few usable ops: no fit at all.
+TEST(ProfilerCostFit, KeepsTheGivenPerEventCostOrGivesUp) {
+    std::vector<ProfiledOpSample> leaves;
+    for (int i = 0; i < 20; ++i) leaves.push_back({1.0 + i + 0.3, 1.0 + i, 0});
+    auto fit = fit_profiler_cost(leaves, 0.27);
+    ASSERT_TRUE(fit);
+    EXPECT_FALSE(fit->per_event_fitted);
+    EXPECT_DOUBLE_EQ(fit->per_event_us, 0.27);
+    EXPECT_NEAR(fit->self_us, 0.3, 1e-9);
+
+    auto few = modelled(0.4, 0.3, kMinProfilerFitSamples - 1);
+    EXPECT_FALSE(fit_profiler_cost(few, 0.3));
+    auto bad = modelled(0.4, 0.3, 30);
+    for (auto& x : bad) x.untraced_us = NAN;
+    EXPECT_FALSE(fit_profiler_cost(bad, 0.3));
+}
+
+}  // namespace
+}  // namespace mimic::replay
