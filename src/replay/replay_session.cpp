@@ -259,7 +259,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
     // "ops": one per-op pass, with the timed iterations' fresh pages, for a
     // benchmark that alternates it with the original's op timing.
     const auto op_pass = [&] {
-        replayer.time_ops(1);
+        replayer.time_ops(1, gap_per_step);
         std::string reply;
         for (size_t s = 0; s < replayer.steps().size(); ++s) {
             const Step& step = replayer.steps()[s];
@@ -278,11 +278,12 @@ SessionResult run_replay_session(const SessionOptions& o) {
     std::optional<std::vector<double>> untraced_pass_us;
     if (untraced_calls_target) {
         replayer.set_fresh_pages(fit_replayer_fresh_pages(replayer, *untraced_calls_target));
-        replayer.time_ops();
+        replayer.time_ops(5, gap_per_step);
         untraced_pass_us = replayer.op_us();
     }
     if (op_faults) replayer.set_fresh_pages(fresh_profiled);
-    replayer.time_ops();
+    // Each op after its host gap's work, as in the timed iterations (host_work.h).
+    replayer.time_ops(5, gap_per_step);
     if (!o.record_replay.empty()) {
         std::string path = record_replay(replayer, o.record_replay);
         std::fprintf(stderr, "mimic: replay recorded to %s\n", path.c_str());

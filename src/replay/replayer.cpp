@@ -13,6 +13,7 @@
 #include "io/chakra_values.h"
 #include "replay/device_substitutes.h"
 #include "replay/fresh_page_allocator.h"
+#include "replay/host_work.h"
 #include "replay/op_interval_timer.h"
 #include "replay/op_registry.h"
 #include "replay/replay_report.h"
@@ -332,10 +333,15 @@ void Replayer::spin_pending_gap(bool waited) {
     // A wait ends where the original's host work began: DDP's reducer
     // waits inside backward(), before Python returns to the optimizer.
     if (waited) gap_from_us_ = gap_clock_us();
-    const double until = gap_from_us_ + pending_gap_us_ * (gap_cpu_share_ > 0 ? gap_cpu_share_ : 1.0);
+    const double gap = pending_gap_us_;
     pending_gap_us_ = -1;
-    while (gap_clock_us() < until) {
-    }
+    spend_gap(gap, gap_from_us_);
+}
+
+void Replayer::spend_gap(double gap_us, double from_us) {
+    if (gap_us <= 0) return;
+    if (!host_work_) host_work_ = std::make_unique<HostWork>();
+    host_work_->until([this] { return gap_clock_us(); }, from_us + gap_us * (gap_cpu_share_ > 0 ? gap_cpu_share_ : 1.0));
 }
 
 bool Replayer::run_step(Step& step, Pass pass) {
@@ -443,7 +449,8 @@ double Replayer::run_iteration(const std::vector<double>& gaps_us, std::vector<i
     return us_since(t0) / 1000.0;
 }
 
-void Replayer::time_ops(int passes) {
+void Replayer::time_ops(int passes, const std::vector<double>& gaps_us) {
+    const bool gaps = gaps_us.size() == steps_.size();
     // The median of a few passes: one preempted call must not make an op look slow.
     std::vector<std::vector<double>> samples(steps_.size());
     // Each collective is timed from issue to completion; the ranks stay in
@@ -476,6 +483,7 @@ void Replayer::time_ops(int passes) {
                     }
                 }
             }
+            if (gaps) spend_gap(gaps_us[s], gap_clock_us());
             timer.arm();
             const auto t0 = Clock::now();
             run_paged(s);

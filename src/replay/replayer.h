@@ -34,6 +34,7 @@ struct ReplayOptions {
 };
 
 class FreshPageAllocator;
+class HostWork;
 
 struct SkippedOp {
     NodeIndex node;
@@ -59,7 +60,9 @@ public:
     // time (see host_gaps.h); 0: in wall time.
     void set_gap_cpu_share(double share) { gap_cpu_share_ = share; }
     // `passes` iterations timing each op's call; op_us() gets each op's median.
-    void time_ops(int passes = 5);
+    // With `gaps_us` (as run_iteration's), each op's gap is spent before it,
+    // outside its timing, so that it starts after host work as in the original.
+    void time_ops(int passes = 5, const std::vector<double>& gaps_us = {});
     // One iteration counting the minor page faults of each step.
     std::vector<int64_t> step_page_faults();
     // Fresh pages each step may allocate on (one count per step; see
@@ -84,6 +87,7 @@ private:
     bool run_step(Step& step, Pass pass);
     double gap_clock_us() const;
     void spin_pending_gap(bool waited);  // the step's host gap, before its call (see replayer.cpp)
+    void spend_gap(double gap_us, double from_us);  // host work until gap_clock_us() reaches from + gap (x CPU share)
     void run_paged(size_t s);  // run_step(Run) with the step's fresh-page budget
     at::Tensor input_for(Step& step, TensorPatch& patch, Pass pass);
     at::Tensor fallback(Step& step, TensorPatch& patch);
@@ -120,6 +124,7 @@ private:
     bool gaps_running_ = false;
     double pending_gap_us_ = -1;
     double gap_from_us_ = 0;
+    std::unique_ptr<HostWork> host_work_;  // what a gap is spent on (host_work.h)
     std::vector<int64_t> fresh_pages_;
     FreshPageAllocator* fresh_ = nullptr;
     size_t fallbacks_ = 0;
