@@ -59,5 +59,23 @@ class PreciseTimesTest(unittest.TestCase):
         self.assertTrue(all(e.start_us() - 0.25 <= ts <= e.start_us() + 1.25 for e, ts in zip(memory, found)))
         self.assertGreater(sum(ts != int(ts) for ts in found), len(found) // 2)
 
+
+@unittest.skipIf(torch is None, "no torch in this Python")
+class CalibrationDurationsTest(unittest.TestCase):
+    def test_sub_microsecond_durations_are_not_truncated(self):
+        # The recorder's calibration reads durations from the same event tree: the events' own
+        # are whole microseconds, truncated, and a 0.4 us neg read 0 (the probe's cost per op came
+        # out 0.003-0.09 us where it is ~0.4).
+        from mimic_record.calibrate import _durations_us
+        x = torch.zeros(4)
+        with profile(activities=[ProfilerActivity.CPU], record_shapes=True, profile_memory=True) as prof:
+            for _ in range(50):
+                torch.neg(x)
+        d = _durations_us(prof, "aten::neg")
+        self.assertEqual(len(d), 50)
+        self.assertTrue(all(v > 0 for v in d), d)
+        self.assertTrue(any(v != int(v) for v in d), "durations are whole microseconds")
+
+
 if __name__ == "__main__":
     unittest.main()
