@@ -16,6 +16,8 @@ import time
 import torch
 from torch.profiler import ProfilerActivity, profile
 
+from .profile_writer import event_tree_of, walk_event_tree
+
 _CALLS = 2000
 _ROUNDS = 7
 
@@ -45,16 +47,10 @@ def _durations_us(prof, name):
     """The profiled durations of the `name` events, to the nanosecond from the profiler's event
     tree: the events' own durations are whole microseconds, truncated, and a 0.4 us op reads 0.
     Whole microseconds where this torch has no tree."""
-    tree = getattr(prof.profiler.kineto_results, "experimental_event_tree", None)
-    if tree is None:
+    roots = event_tree_of(prof)
+    if roots is None:
         return [e.time_range.elapsed_us() for e in prof.events() if e.name == name]
-    durations, stack = [], list(tree())
-    while stack:
-        e = stack.pop()
-        stack.extend(e.children)
-        if e.name == name:
-            durations.append(e.duration_time_ns / 1e3)
-    return durations
+    return [e.duration_time_ns / 1e3 for e in walk_event_tree(roots) if e.name == name]
 
 
 def probe_tsv_scratch():

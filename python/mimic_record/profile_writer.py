@@ -43,6 +43,22 @@ def profile_ops(events):
             for e in events if not _is_memory(e) and e.correlation_id() > 0]
 
 
+def event_tree_of(prof):
+    """The roots of a finished torch.profiler.profile's event tree, whose events carry nanosecond
+    times; None where this torch has no event tree."""
+    tree = getattr(prof.profiler.kineto_results, "experimental_event_tree", None)
+    return tree() if tree else None
+
+
+def walk_event_tree(roots):
+    """Every event under `roots`, each before its children."""
+    stack = list(roots)
+    while stack:
+        e = stack.pop()
+        stack.extend(e.children)
+        yield e
+
+
 class PreciseTimes:
     """Nanosecond start and duration of the profiler's events, from its event tree.
 
@@ -53,11 +69,8 @@ class PreciseTimes:
     def __init__(self, event_tree):
         self._ops = {}
         self._memory = collections.defaultdict(collections.deque)
-        stack = list(event_tree)
         allocations = []
-        while stack:
-            e = stack.pop()
-            stack.extend(e.children)
+        for e in walk_event_tree(event_tree):
             if e.correlation_id > 0:
                 self._ops[(e.start_tid, e.correlation_id)] = (e.start_time_ns, e.duration_time_ns)
             elif e.name == "[memory]":
@@ -68,8 +81,8 @@ class PreciseTimes:
     @staticmethod
     def of(prof):
         """From a finished torch.profiler.profile; None where this torch has no event tree."""
-        tree = getattr(prof.profiler.kineto_results, "experimental_event_tree", None)
-        return PreciseTimes(tree()) if tree else None
+        roots = event_tree_of(prof)
+        return PreciseTimes(roots) if roots is not None else None
 
     def op(self, event):
         """(ts_us, dur_us) of an op event, to the nanosecond where known."""

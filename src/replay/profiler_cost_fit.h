@@ -41,7 +41,6 @@ struct ProfilerCostFit {
     double per_event_us = 0;  // for each event nested in the op
     size_t samples = 0;
     bool per_event_fitted = false;  // false: no sample had a nested event, per_event_us is the given one
-    double correction_us(double nested) const { return self_us + per_event_us * nested; }
 };
 
 // Fewer than kMinSamples usable samples: no fit.

@@ -143,10 +143,9 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
     // The events nested in the op carry the profiler's cost inside its
     // interval; the replay's timer is corrected the same way (time_ops).
     auto profile_us = [&](NodeIndex n) {
-        if (const auto& f = r.profiler_cost_fit)
-            return std::max(0.0, trace.timing[n.value].typical_duration_us() -
-                                     f->correction_us(double(sizes[n.value] - 1)));
-        return corrected_duration_us(trace, n, sizes, gaps.per_event_us, gaps.probe_cost_us);
+        const auto& f = r.profiler_cost_fit;
+        return f ? corrected_duration_us(trace, n, sizes, f->per_event_us, f->self_us)
+                 : corrected_duration_us(trace, n, sizes, gaps.per_event_us, gaps.probe_cost_us);
     };
     if (timed) {
         double all = 0, done = 0;
