@@ -25,7 +25,8 @@ Printed per workload and mode, over the rounds:
 
   bench/replay_accuracy.py MIMIC [ROUNDS=3] [ITERS=15] [OUT_DIR=/tmp/mimic-accuracy]
 The recordings and each replay's report stay in OUT_DIR/round<N>/; VERBOSE=1 lists each
-workload's op names with the largest systematic errors.
+workload's op names with the largest systematic errors; RECORD_ARGS adds arguments to each
+`mimic record` (e.g. "--profiled-iters 15").
 """
 import collections
 import json
@@ -42,7 +43,7 @@ REFERENCES = [("profile", "profile_us", "per_op_error_geomean_pct", "per_op_erro
 
 
 def record(mimic, workload, out):
-    subprocess.run([mimic, "record", "--workload", workload, "--out", out, "--force"], check=True, capture_output=True, text=True)
+    subprocess.run([mimic, "record", "--workload", workload, "--out", out, "--force"] + os.environ.get("RECORD_ARGS", "").split(), check=True, capture_output=True, text=True)
 
 
 def replay(mimic, rec, mode, iters):

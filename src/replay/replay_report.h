@@ -27,6 +27,7 @@ struct ReplaySettings {
     int threads = 0;
     int warmup = 0;
     int iters = 0;
+    int op_passes = 0;  // per-op timing passes (each op's time: its median over them)
     bool lazy = false;
     std::string host_gaps = "none";  // "recorded", "untraced" or "none"
     std::string page_faults = "none";  // "recorded": fresh pages per op from op_faults.json

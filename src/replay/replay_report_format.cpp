@@ -35,7 +35,8 @@ std::string report_json(const ReplayReport& r) {
     JsonWriter w;
     w.begin_object();
     w.field("trace", r.settings.trace_path).field("device", r.settings.device).field("threads", r.settings.threads);
-    w.field("warmup", r.settings.warmup).field("iters", r.settings.iters).field("lazy", r.settings.lazy);
+    w.field("warmup", r.settings.warmup).field("iters", r.settings.iters).field("op_passes", r.settings.op_passes);
+    w.field("lazy", r.settings.lazy);
     w.field("host_gaps", r.settings.host_gaps).field("iteration_label", r.iteration_label);
     w.key("iteration_ms").begin_array();
     for (double ms : r.iteration_ms) w.value(ms);
@@ -140,8 +141,9 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
     auto line = [&](const std::string& s) { out += s + "\n"; };
     line(fmt::format("replay of {}{}", r.settings.trace_path,
                      r.iteration_label.empty() ? " (whole trace)" : " (" + r.iteration_label + ")"));
-    line(fmt::format("  device {}, {} threads, {} warmup + {} iterations, host gaps {}{}{}", r.settings.device,
-                     r.settings.threads, r.settings.warmup, r.settings.iters, r.settings.host_gaps,
+    line(fmt::format("  device {}, {} threads, {} warmup + {} iterations, per-op median of {} passes, host gaps {}{}{}",
+                     r.settings.device, r.settings.threads, r.settings.warmup, r.settings.iters, r.settings.op_passes,
+                     r.settings.host_gaps,
                      r.settings.lazy ? ", lazy" : "", r.settings.denormals == "flush" ? ", denormals flushed" : ""));
     line(fmt::format("  ops: {} of {} top-level replayed ({:.2f}%{})", r.ops_replayed, r.ops_total, r.coverage_pct(),
                      r.coverage_time_pct ? fmt::format(", {:.2f}% of recorded time", *r.coverage_time_pct) : ""));

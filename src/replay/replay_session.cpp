@@ -20,10 +20,12 @@
 #include "replay/fresh_page_allocator.h"
 #include "replay/fresh_page_fit.h"
 #include "replay/host_gaps.h"
+#include "replay/op_passes.h"
 #include "replay/recording_meta.h"
 #include "replay/replay_recording.h"
 #include "replay/replayer.h"
 #include "support/error.h"
+#include "support/median.h"
 #include "support/paced_runs.h"
 
 namespace mimic::replay {
@@ -275,15 +277,16 @@ SessionResult run_replay_session(const SessionOptions& o) {
     if (iteration_ms.empty()) fail({o.pace, -1, -1, "--pace"}, "the benchmark driver stopped before any timed iteration");
     // First the pass for the untraced op times, if any, so that the
     // replayer's op_us() ends with the profiled one (report, --record-replay).
+    const int op_passes = op_pass_count(o.op_passes, median(iteration_ms), o.dist && o.dist->world_size > 1);
     std::optional<std::vector<double>> untraced_pass_us;
     if (untraced_calls_target) {
         replayer.set_fresh_pages(fit_replayer_fresh_pages(replayer, *untraced_calls_target));
-        replayer.time_ops(5, gap_per_step);
+        replayer.time_ops(op_passes, gap_per_step);
         untraced_pass_us = replayer.op_us();
     }
     if (op_faults) replayer.set_fresh_pages(fresh_profiled);
     // Each op after its host gap's work, as in the timed iterations (host_work.h).
-    replayer.time_ops(5, gap_per_step);
+    replayer.time_ops(op_passes, gap_per_step);
     if (!o.record_replay.empty()) {
         std::string path = record_replay(replayer, o.record_replay);
         std::fprintf(stderr, "mimic: replay recorded to %s\n", path.c_str());
@@ -295,6 +298,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
     settings.threads = at::get_num_threads();
     settings.warmup = o.warmup;
     settings.iters = int(iteration_ms.size());
+    settings.op_passes = op_passes;
     settings.lazy = o.lazy;
     settings.host_gaps = o.host_gaps;
     settings.page_faults = op_faults ? "recorded" : "none";

@@ -29,6 +29,7 @@ struct SessionOptions {
     int threads = 0;
     int warmup = 1;
     int iters = 5;
+    int op_passes = 0;  // per-op timing passes; 0: op_pass_count's choice (op_passes.h)
     std::string record_replay;  // "" = do not record
     // Not "": the timed iterations run in blocks when a benchmark says so,
     // over the FIFOs PREFIX.go.rankN / PREFIX.done.rankN (support/paced_runs.h).

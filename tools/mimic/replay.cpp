@@ -25,7 +25,7 @@ struct ReplayArgs {
     std::string trace;
     std::string profile, meta, json, include, exclude, iteration, host_gaps = "none", device = "cpu", record_replay,
                 page_faults = "recorded", op_times, pace, denormals = "flush";
-    int warmup = 1, iters = 5, threads = 0, nproc = 0, timeout_s = 60;
+    int warmup = 1, iters = 5, op_passes = 0, threads = 0, nproc = 0, timeout_s = 60;
     size_t max_ops = 0;
     bool lazy = true;
 };
@@ -55,6 +55,7 @@ replay::SessionOptions session_options(const ReplayArgs& args, TraceInput input)
     o.threads = args.threads;
     o.warmup = args.warmup;
     o.iters = args.iters;
+    o.op_passes = args.op_passes;
     o.record_replay = args.record_replay;
     o.pace = args.pace;
     return o;
@@ -146,6 +147,7 @@ int run_local_ranks(const ReplayArgs& args, int nproc) {
     opt("--pace", args.pace);
     if (args.threads > 0) opt("--threads", std::to_string(args.threads));
     if (args.max_ops > 0) opt("--max-ops", std::to_string(args.max_ops));
+    if (args.op_passes > 0) opt("--op-passes", std::to_string(args.op_passes));
     if (!args.record_replay.empty()) {
         const std::string base = args.record_replay;
         launch.per_rank_args = [base](int r) {
@@ -182,6 +184,10 @@ const Registrar registrar{{
         app.add_option("--meta", a->meta, "meta.json of the recording (untraced times, threads)");
         app.add_option("--warmup", a->warmup, "untimed iterations first (default 1)")->check(CLI::Range(0, 100000));
         app.add_option("--iters", a->iters, "timed iterations (default 5)")->check(CLI::Range(1, 100000));
+        app.add_option("--op-passes", a->op_passes,
+                       "per-op timing passes, each op's time its median over them (default: as many as take about "
+                       "a second, 5 to 25; 5 for many ranks)")
+            ->check(CLI::Range(1, 10000));
         app.add_option("--json", a->json, "also write the report as JSON to FILE ('-': JSON alone on stdout)");
         app.add_option("--include", a->include, "replay only ops whose name matches this regex");
         app.add_option("--exclude", a->exclude, "leave out ops whose name matches this regex");
