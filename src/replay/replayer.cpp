@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "io/chakra_values.h"
+#include "replay/cache_sweep.h"
 #include "replay/device_substitutes.h"
 #include "replay/fresh_page_allocator.h"
 #include "replay/host_work.h"
@@ -425,11 +426,19 @@ void Replayer::check() {
     pool_.restore();
 }
 
+void Replayer::restore_inputs() {
+    pool_.restore();
+    // The copy left the last buffers it wrote in L1 and L2, where the
+    // original's step found what its previous step touched last.
+    if (!cache_sweep_) cache_sweep_ = std::make_unique<CacheSweep>();
+    cache_sweep_->sweep();
+}
+
 double Replayer::run_iteration(const std::vector<double>& gaps_us, std::vector<int64_t>* faults) {
     const bool gaps = gaps_us.size() == steps_.size();
     if (faults) faults->assign(steps_.size(), 0);
     FreshPageAllocator::unmap_freed();  // untimed, see there
-    pool_.restore();  // untimed: every iteration starts from the same inputs
+    restore_inputs();  // untimed: every iteration starts from the same inputs
     if (options_.groups) options_.groups->barrier();  // ranks start each iteration together
     const auto t0 = Clock::now();
     gaps_running_ = gaps;
@@ -465,7 +474,7 @@ void Replayer::time_ops(int passes, const std::vector<double>& gaps_us) {
     OpIntervalTimer timer;
     for (int pass = 0; pass < std::max(passes, 1); ++pass) {
         FreshPageAllocator::unmap_freed();
-        pool_.restore();
+        restore_inputs();
         timer.warm_up();
         if (options_.groups) options_.groups->barrier();
         for (size_t s = 0; s < steps_.size(); ++s) {

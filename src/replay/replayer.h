@@ -35,6 +35,7 @@ struct ReplayOptions {
 
 class FreshPageAllocator;
 class HostWork;
+class CacheSweep;
 
 struct SkippedOp {
     NodeIndex node;
@@ -87,6 +88,8 @@ private:
     bool run_step(Step& step, Pass pass);
     double gap_clock_us() const;
     void spin_pending_gap(bool waited);  // the step's host gap, before its call (see replayer.cpp)
+    // The pool's first values back, then the caches as the original's step found them (cache_sweep.h).
+    void restore_inputs();
     void spend_gap(double gap_us, double from_us);  // host work until gap_clock_us() reaches from + gap (x CPU share)
     void run_paged(size_t s);  // run_step(Run) with the step's fresh-page budget
     at::Tensor input_for(Step& step, TensorPatch& patch, Pass pass);
@@ -125,6 +128,7 @@ private:
     double pending_gap_us_ = -1;
     double gap_from_us_ = 0;
     std::unique_ptr<HostWork> host_work_;  // what a gap is spent on (host_work.h)
+    std::unique_ptr<CacheSweep> cache_sweep_;  // after each restore (cache_sweep.h)
     std::vector<int64_t> fresh_pages_;
     FreshPageAllocator* fresh_ = nullptr;
     size_t fallbacks_ = 0;
