@@ -20,12 +20,10 @@
 #include "replay/fresh_page_allocator.h"
 #include "replay/fresh_page_fit.h"
 #include "replay/host_gaps.h"
-#include "replay/op_passes.h"
 #include "replay/recording_meta.h"
 #include "replay/replay_recording.h"
 #include "replay/replayer.h"
 #include "support/error.h"
-#include "support/median.h"
 #include "support/paced_runs.h"
 
 namespace mimic::replay {
@@ -277,7 +275,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
     if (iteration_ms.empty()) fail({o.pace, -1, -1, "--pace"}, "the benchmark driver stopped before any timed iteration");
     // First the pass for the untraced op times, if any, so that the
     // replayer's op_us() ends with the profiled one (report, --record-replay).
-    const int op_passes = op_pass_count(o.op_passes, median(iteration_ms), o.dist && o.dist->world_size > 1);
+    const int op_passes = std::max(1, o.op_passes);
     std::optional<std::vector<double>> untraced_pass_us;
     if (untraced_calls_target) {
         replayer.set_fresh_pages(fit_replayer_fresh_pages(replayer, *untraced_calls_target));

@@ -38,8 +38,10 @@ drive_paced() {  # prefix, timeout, command...
 # 1. A real GPU trace on this CPU; the 0.5-GFLOP matmuls are left out to keep it short.
 LINEAR=$TRACES/pytorch/linear_et.json.gz
 if [ -f "$LINEAR" ]; then
-    "$MIMIC" replay "$LINEAR" --exclude '^aten::(mm|linear)$' --warmup 0 --iters 2 --json "$TMP/linear.json" \
-        > "$TMP/linear.txt" || fail "replay of linear_et failed"
+    "$MIMIC" replay "$LINEAR" --exclude '^aten::(mm|linear)$' --warmup 0 --iters 2 --op-passes 3 \
+        --json "$TMP/linear.json" > "$TMP/linear.txt" || fail "replay of linear_et failed"
+    [ "$(json_get "$TMP/linear.json" "d['op_passes']")" = 3 ] || fail "--op-passes 3 not in the report"
+    grep -q "per-op median of 3 passes" "$TMP/linear.txt" || fail "the text report does not say the per-op passes"
     for key in iteration_ms median_ms original_ms error_pct ops_total ops_replayed ops_skipped; do
         [ "$(json_get "$TMP/linear.json" "'$key' in d")" = True ] || fail "JSON report lacks $key"
     done

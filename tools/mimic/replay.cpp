@@ -25,7 +25,7 @@ struct ReplayArgs {
     std::string trace;
     std::string profile, meta, json, include, exclude, iteration, host_gaps = "none", device = "cpu", record_replay,
                 page_faults = "recorded", op_times, pace, denormals = "flush";
-    int warmup = 1, iters = 5, op_passes = 0, threads = 0, nproc = 0, timeout_s = 60;
+    int warmup = 1, iters = 5, op_passes = 5, threads = 0, nproc = 0, timeout_s = 60;
     size_t max_ops = 0;
     bool lazy = true;
 };
@@ -147,7 +147,7 @@ int run_local_ranks(const ReplayArgs& args, int nproc) {
     opt("--pace", args.pace);
     if (args.threads > 0) opt("--threads", std::to_string(args.threads));
     if (args.max_ops > 0) opt("--max-ops", std::to_string(args.max_ops));
-    if (args.op_passes > 0) opt("--op-passes", std::to_string(args.op_passes));
+    opt("--op-passes", std::to_string(args.op_passes));
     if (!args.record_replay.empty()) {
         const std::string base = args.record_replay;
         launch.per_rank_args = [base](int r) {
@@ -185,8 +185,8 @@ const Registrar registrar{{
         app.add_option("--warmup", a->warmup, "untimed iterations first (default 1)")->check(CLI::Range(0, 100000));
         app.add_option("--iters", a->iters, "timed iterations (default 5)")->check(CLI::Range(1, 100000));
         app.add_option("--op-passes", a->op_passes,
-                       "per-op timing passes, each op's time its median over them (default: as many as take about "
-                       "a second, 5 to 25; 5 for many ranks)")
+                       "per-op timing passes, each op's time its median over them (default 5, as the recorder "
+                       "profiles five calls; more passes run after more work than those calls had)")
             ->check(CLI::Range(1, 10000));
         app.add_option("--json", a->json, "also write the report as JSON to FILE ('-': JSON alone on stdout)");
         app.add_option("--include", a->include, "replay only ops whose name matches this regex");
