@@ -49,6 +49,11 @@ std::optional<ProfilerCostFit> fit_profiler_cost(const std::vector<ProfiledOpSam
             s.nested_events >= 0)
             usable.push_back(s);
     if (usable.size() < kMinProfilerFitSamples) return std::nullopt;
+    // The short ops carry the information: see kProfilerFitMaxUntracedUs.
+    std::vector<ProfiledOpSample> short_ops;
+    for (const ProfiledOpSample& s : usable)
+        if (s.untraced_us < kProfilerFitMaxUntracedUs) short_ops.push_back(s);
+    if (short_ops.size() >= kMinProfilerFitSamples) usable = std::move(short_ops);
     ProfilerCostFit fit;
     fit.samples = usable.size();
     fit.per_event_fitted = std::any_of(usable.begin(), usable.end(), [](const auto& s) { return s.nested_events > 0; });

@@ -13,8 +13,9 @@
 //
 // Model, per recording: profiled = untraced + self_us + per_event_us x
 // (ops nested in the op), fitted by least absolute deviations over the
-// step's top-level ops (robust: a few ops that ran on other pages in the
-// profiled calls do not move it), with both costs >= 0. Ops that faulted
+// step's short top-level ops (kProfilerFitMaxUntracedUs; robust: a few
+// ops that ran on other pages in the profiled calls do not move it), with
+// both costs >= 0. Ops that faulted
 // differently in the two kinds of call are left out: a page fault is the
 // op's own work, not instrumentation. A third term for the profiler's
 // "[memory]" records inside the op was tried: it is too alike the nested
@@ -45,6 +46,17 @@ struct ProfilerCostFit {
 
 // Fewer than kMinSamples usable samples: no fit.
 inline constexpr size_t kMinProfilerFitSamples = 10;
+
+// Only ops shorter than this in the untraced calls are fitted (all of them
+// when fewer than kMinProfilerFitSamples are): the profiler's costs, under a
+// microsecond per op and per nested event, are a fraction of a percent of a
+// longer op, whose own call-to-call noise is microseconds. With them, cnn's
+// convolution and batch-norm backward ops (milliseconds, tens of nested
+// events) set the per-event cost at 0.83-1.99 us in 5 of 6 recordings, and
+// its corrected profile read 20-50% from the untraced op times; fitted on
+// the short ops alone, 0.35-0.48 us and 16-20% (twelfth session, 24
+// recordings: 17.8% -> 16.2% mean, dlrm 19.1 -> 20.1%).
+inline constexpr double kProfilerFitMaxUntracedUs = 20;
 
 // `fallback_per_event_us`: the per-event cost to keep when no sample has a
 // nested event (the recorder's calibration loop).

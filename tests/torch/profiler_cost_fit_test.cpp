@@ -25,7 +25,37 @@ TEST(ProfilerCostFit, RecoversSelfAndPerEventCosts) {
     EXPECT_NEAR(fit->self_us, 0.42, 1e-3);
     EXPECT_NEAR(fit->per_event_us, 0.31, 1e-3);
     EXPECT_TRUE(fit->per_event_fitted);
-    EXPECT_EQ(fit->samples, 60u);
+    size_t short_ops = 0;
+    for (const ProfiledOpSample& x : modelled(0.42, 0.31, 60)) short_ops += x.untraced_us < kProfilerFitMaxUntracedUs;
+    EXPECT_EQ(fit->samples, short_ops);
+}
+
+// Long ops with many nested events and microseconds of noise (a backward
+// convolution) would tilt the per-event slope; the fit leaves them out.
+TEST(ProfilerCostFit, LongNoisyOpsDoNotSetTheCosts) {
+    auto s = modelled(0.4, 0.3, 60);
+    for (int i = 0; i < 40; ++i) {
+        const double untraced = 800 + 50.0 * i, nested = 10 + i;
+        s.push_back({untraced + 0.4 + 0.3 * nested + 2.5 * nested, untraced, nested});  // noise that grows with nesting
+    }
+    auto fit = fit_profiler_cost(s, 0.1);
+    ASSERT_TRUE(fit);
+    EXPECT_NEAR(fit->self_us, 0.4, 1e-3);
+    EXPECT_NEAR(fit->per_event_us, 0.3, 1e-3);
+}
+
+// Too few short ops: all of them are fitted rather than none.
+TEST(ProfilerCostFit, FitsLongOpsWhenTooFewAreShort) {
+    std::vector<ProfiledOpSample> s;
+    for (int i = 0; i < 30; ++i) {
+        const double untraced = 100 + 10.0 * i, nested = double(i % 4);
+        s.push_back({untraced + 0.5 + 0.2 * nested, untraced, nested});
+    }
+    auto fit = fit_profiler_cost(s, 0.1);
+    ASSERT_TRUE(fit);
+    EXPECT_EQ(fit->samples, 30u);
+    EXPECT_NEAR(fit->self_us, 0.5, 1e-3);
+    EXPECT_NEAR(fit->per_event_us, 0.2, 1e-3);
 }
 
 // A robust line: a fifth of the ops far off (page faults in one kind of
