@@ -42,7 +42,7 @@ double argmin_convex(F cost) {
 }  // namespace
 
 std::optional<ProfilerCostFit> fit_profiler_cost(const std::vector<ProfiledOpSample>& samples,
-                                                 double fallback_per_event_us) {
+                                                 double loop_per_event_us) {
     std::vector<ProfiledOpSample> usable;
     for (const ProfiledOpSample& s : samples)
         if (std::isfinite(s.profiled_us) && std::isfinite(s.untraced_us) && s.profiled_us > 0 && s.untraced_us > 0 &&
@@ -61,9 +61,16 @@ std::optional<ProfilerCostFit> fit_profiler_cost(const std::vector<ProfiledOpSam
     // convex in the slope: a ternary search finds its minimum.
     fit.per_event_us = fit.per_event_fitted
                            ? argmin_convex([&](double e) { return best_self(usable, e).second; })
-                           : std::max(0.0, fallback_per_event_us);
+                           : std::max(0.0, loop_per_event_us);
     fit.self_us = best_self(usable, fit.per_event_us).first;
+    fit.loop_per_event_us = std::max(0.0, loop_per_event_us);
+    for (const ProfiledOpSample& s : usable) fit.fitted_nested_max = std::max(fit.fitted_nested_max, s.nested_events);
     return fit;
+}
+
+double ProfilerCostFit::cost_us(double nested) const {
+    const double fitted = std::min(nested, fitted_nested_max);
+    return self_us + per_event_us * fitted + loop_per_event_us * (nested - fitted);
 }
 
 }  // namespace mimic::replay

@@ -42,6 +42,20 @@ struct ProfilerCostFit {
     double per_event_us = 0;  // for each event nested in the op
     size_t samples = 0;
     bool per_event_fitted = false;  // false: no sample had a nested event, per_event_us is the given one
+    // The most events nested in any fitted op (short ops: up to 4-10 in the
+    // built-in workloads). Past it per_event_us is an extrapolation, and a
+    // poor one: the events nested deep in one op (dlrm's `bmm`, 2,050-2,306)
+    // run back to back, their callbacks hot as in the recorder's calibration
+    // loop, and cost what that loop measured (0.27-0.35 us each against its
+    // 0.27-0.33, 12 recordings), where the short-op fit gave 0.31-0.48 and
+    // corrected bmm's 3 ms to 0.15-1.3 ms against 1.1-1.2 untraced.
+    double fitted_nested_max = 0;
+    double loop_per_event_us = 0;  // the calibration loop's, as given
+
+    // What the profiler added inside an op with `nested` events in it:
+    // self_us, per_event_us for each of the first fitted_nested_max events,
+    // loop_per_event_us for each one after them.
+    double cost_us(double nested) const;
 };
 
 // Fewer than kMinSamples usable samples: no fit.
@@ -58,9 +72,10 @@ inline constexpr size_t kMinProfilerFitSamples = 10;
 // recordings: 17.8% -> 16.2% mean, dlrm 19.1 -> 20.1%).
 inline constexpr double kProfilerFitMaxUntracedUs = 20;
 
-// `fallback_per_event_us`: the per-event cost to keep when no sample has a
-// nested event (the recorder's calibration loop).
+// `loop_per_event_us`: the recorder's calibration loop's cost per event,
+// kept as the per-event cost when no sample has a nested event, and for the
+// events past fitted_nested_max.
 std::optional<ProfilerCostFit> fit_profiler_cost(const std::vector<ProfiledOpSample>& samples,
-                                                 double fallback_per_event_us);
+                                                 double loop_per_event_us);
 
 }  // namespace mimic::replay

@@ -63,6 +63,8 @@ std::string report_json(const ReplayReport& r) {
             .field("self_us", f->self_us)
             .field("per_event_us", f->per_event_us)
             .field("per_event_fitted", f->per_event_fitted)
+            .field("fitted_nested_max", f->fitted_nested_max)
+            .field("loop_per_event_us", f->loop_per_event_us)
             .field("samples", uint64_t(f->samples))
             .end_object();
     else
@@ -172,8 +174,9 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                          *r.per_op_error_geomean_pct, r.per_op_error_geomean_raw_pct.value_or(0)));
     if (const auto& f = r.profiler_cost_fit)
         line(fmt::format("  profile durations corrected by the profiler's cost fitted against the untraced calls on {} ops: "
-                         "{:.2f} us per op, {:.2f} us per nested event{}",
-                         f->samples, f->self_us, f->per_event_us, f->per_event_fitted ? "" : " (the recorder's)"));
+                         "{:.2f} us per op, {:.2f} us per nested event{} (the recorder's {:.2f} past the {:g}th)",
+                         f->samples, f->self_us, f->per_event_us, f->per_event_fitted ? "" : " (the recorder's)",
+                         f->loop_per_event_us, f->fitted_nested_max));
     if (r.per_op_error_weighted_pct)
         line(fmt::format("  per-op time vs profile, weighted by time: {:.1f}% of profiled op time", *r.per_op_error_weighted_pct));
     if (r.per_op_error_geomean_untraced_pct)

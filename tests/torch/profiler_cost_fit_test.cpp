@@ -44,6 +44,19 @@ TEST(ProfilerCostFit, LongNoisyOpsDoNotSetTheCosts) {
     EXPECT_NEAR(fit->per_event_us, 0.3, 1e-3);
 }
 
+// The fitted per-event cost holds over the nesting the fitted ops had; an
+// op with thousands of nested events (dlrm's bmm) pays the calibration
+// loop's cost for those past it, not the short ops' colder one.
+TEST(ProfilerCostFit, EventsPastTheFittedNestingCostTheLoops) {
+    auto fit = fit_profiler_cost(modelled(0.4, 0.45, 60), 0.3);
+    ASSERT_TRUE(fit);
+    EXPECT_DOUBLE_EQ(fit->fitted_nested_max, 3);  // modelled() nests 0-3 events
+    EXPECT_DOUBLE_EQ(fit->loop_per_event_us, 0.3);
+    EXPECT_NEAR(fit->cost_us(0), 0.4, 1e-3);
+    EXPECT_NEAR(fit->cost_us(2), 0.4 + 2 * 0.45, 1e-3);
+    EXPECT_NEAR(fit->cost_us(2050), 0.4 + 3 * 0.45 + 2047 * 0.3, 1e-2);
+}
+
 // Too few short ops: all of them are fitted rather than none.
 TEST(ProfilerCostFit, FitsLongOpsWhenTooFewAreShort) {
     std::vector<ProfiledOpSample> s;
