@@ -5,12 +5,18 @@
 #include <ATen/ops/expand_ops.h>
 #include <ATen/ops/item_ops.h>
 #include <ATen/ops/narrow_ops.h>
+#include <ATen/ops/new_zeros_ops.h>
 #include <ATen/ops/ones_like_ops.h>
 #include <ATen/ops/permute_ops.h>
 #include <ATen/ops/reshape_ops.h>
 #include <ATen/ops/select_ops.h>
+#include <ATen/ops/slice_ops.h>
+#include <ATen/ops/stack_ops.h>
+#include <ATen/ops/sub_ops.h>
 #include <ATen/ops/t_ops.h>
 #include <ATen/ops/transpose_ops.h>
+#include <ATen/ops/tril_indices_ops.h>
+#include <ATen/ops/unbind_ops.h>
 #include <ATen/ops/unsqueeze_ops.h>
 #include <ATen/ops/view_ops.h>
 #include <ATen/ops/zero_ops.h>
@@ -32,6 +38,12 @@ bool int_(const c10::IValue& v) { return v.isInt(); }
 bool opt_int(const c10::IValue& v) { return v.isNone() || v.isInt(); }  // ScalarType, Layout, MemoryFormat
 bool opt_device(const c10::IValue& v) { return v.isNone() || v.isDevice(); }
 bool opt_bool(const c10::IValue& v) { return v.isNone() || v.isBool(); }
+bool scalar(const c10::IValue& v) { return v.isInt() || v.isDouble() || v.isBool(); }
+bool tensors(const c10::IValue& v) { return v.isTensorList(); }
+
+c10::optional<c10::SymInt> opt_sym(const c10::IValue& v) {
+    return v.isNone() ? c10::nullopt : c10::optional<c10::SymInt>(c10::SymInt(v.toInt()));
+}
 
 template <class T>
 c10::optional<T> opt(const c10::IValue& v) {
@@ -144,6 +156,51 @@ bool contiguous(Stack& s) {
     return push(s, at::_ops::contiguous::call(self, static_cast<at::MemoryFormat>(s[1].toInt())));
 }
 
+bool unbind(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {tensor, int_};
+    if (!args_are(s, kinds)) return false;
+    const at::Tensor self = s[0].toTensor();
+    return push(s, at::_ops::unbind_int::call(self, s[1].toInt()));
+}
+
+bool slice(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {tensor, int_, opt_int, opt_int, int_};
+    if (!args_are(s, kinds)) return false;
+    const at::Tensor self = s[0].toTensor();
+    return push(s, at::_ops::slice_Tensor::call(self, s[1].toInt(), opt_sym(s[2]), opt_sym(s[3]), c10::SymInt(s[4].toInt())));
+}
+
+bool new_zeros(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {tensor, ints, opt_int, opt_int, opt_device, opt_bool};
+    if (!args_are(s, kinds)) return false;
+    const at::Tensor self = s[0].toTensor();
+    const std::vector<int64_t> size = s[1].toIntVector();
+    return push(s, at::_ops::new_zeros::call(self, c10::fromIntArrayRef(size), opt<at::ScalarType>(s[2]),
+                                             opt<at::Layout>(s[3]), opt<at::Device>(s[4]), opt<bool>(s[5])));
+}
+
+bool tril_indices(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {int_, int_, int_, opt_int, opt_int, opt_device, opt_bool};
+    if (!args_are(s, kinds)) return false;
+    return push(s, at::_ops::tril_indices::call(s[0].toInt(), s[1].toInt(), s[2].toInt(), opt<at::ScalarType>(s[3]),
+                                                opt<at::Layout>(s[4]), opt<at::Device>(s[5]), opt<bool>(s[6])));
+}
+
+bool sub__tensor(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {tensor, tensor, scalar};
+    if (!args_are(s, kinds)) return false;
+    at::Tensor self = s[0].toTensor();
+    const at::Tensor other = s[1].toTensor();
+    return push(s, at::_ops::sub__Tensor::call(self, other, s[2].toScalar()));
+}
+
+bool stack(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {tensors, int_};
+    if (!args_are(s, kinds)) return false;
+    const std::vector<at::Tensor> list = s[0].toTensorVector();
+    return push(s, at::_ops::stack::call(list, s[1].toInt()));
+}
+
 }  // namespace
 
 UnboxedCall find_unboxed_call(const c10::OperatorName& name) {
@@ -163,6 +220,12 @@ UnboxedCall find_unboxed_call(const c10::OperatorName& name) {
         {"aten::contiguous", contiguous},
         {"aten::zero_", self_only<at::_ops::zero_>},
         {"aten::item", self_only<at::_ops::item>},
+        {"aten::unbind.int", unbind},
+        {"aten::slice.Tensor", slice},
+        {"aten::new_zeros", new_zeros},
+        {"aten::tril_indices", tril_indices},
+        {"aten::sub_.Tensor", sub__tensor},
+        {"aten::stack", stack},
     };
     auto it = calls.find(name.overload_name.empty() ? name.name : name.name + "." + name.overload_name);
     return it == calls.end() ? nullptr : it->second;

@@ -10,6 +10,12 @@
 // transformer `view` was +40-60% against the profile. The conversion happens
 // before the dispatcher's RecordFunction, outside the per-op timer, as the
 // original's argument parsing was outside the profiler's interval.
+// Thirteenth session: dlrm's interaction ops were the slowest against the
+// untraced op times, boxed (systematic over 7 fresh recordings: tril_indices
+// +47%, unbind +55%, slice +54-63%, sub_ +25-38%, new_zeros +18-30%);
+// unboxed +5%, +12%, +19-36%, +8-14%, -5..+12%. (The eleventh session's
+// trial of 17 such ops, judged on recordings made earlier, read no gain:
+// such replays favoured slower builds, see bench/replay_ab_fresh.sh.)
 #pragma once
 
 #include <ATen/core/dispatch/Dispatcher.h>

@@ -48,7 +48,12 @@ private:
 };
 
 void expect_same(const c10::IValue& boxed, const c10::IValue& unboxed, const std::string& what) {
-    if (boxed.isTensor()) {
+    if (boxed.isTensorList()) {
+        ASSERT_TRUE(unboxed.isTensorList()) << what;
+        const std::vector<at::Tensor> a = boxed.toTensorVector(), b = unboxed.toTensorVector();
+        ASSERT_EQ(a.size(), b.size()) << what;
+        for (size_t i = 0; i < a.size(); ++i) expect_same(a[i], b[i], what + "[" + std::to_string(i) + "]");
+    } else if (boxed.isTensor()) {
         ASSERT_TRUE(unboxed.isTensor()) << what;
         const at::Tensor a = boxed.toTensor(), b = unboxed.toTensor();
         EXPECT_EQ(a.sizes(), b.sizes()) << what;
@@ -88,13 +93,24 @@ TEST(UnboxedCalls, GiveWhatTheBoxedCallGivesThroughTheDispatcher) {
         {"aten::contiguous", "", {x.transpose(1, 2), int64_t(at::MemoryFormat::Contiguous)}},
         {"aten::zero_", "", {x.clone()}},
         {"aten::item", "", {x.sum()}},
+        {"aten::unbind", "int", {x, int64_t(1)}},
+        {"aten::slice", "Tensor", {x, int64_t(2), int64_t(1), none, int64_t(2)}},
+        {"aten::slice", "Tensor", {x, int64_t(0), none, int64_t(1), int64_t(1)}},
+        {"aten::new_zeros", "", {x, std::vector<int64_t>{3, 2}, int64_t(at::kDouble), none, cpu, none}},
+        {"aten::tril_indices", "", {int64_t(4), int64_t(4), int64_t(-1), int64_t(at::kLong), none, cpu, false}},
+        {"aten::sub_", "Tensor", {x.clone(), x.select(0, 0), int64_t(2)}},
+        {"aten::stack", "", {std::vector<at::Tensor>{x, x * 2}, int64_t(1)}},
     };
     for (const Case& c : cases) {
         const std::string what = std::string(c.name) + "." + c.overload;
         const c10::OperatorHandle op = handle(c.name, c.overload);
         const UnboxedCall call = find_unboxed_call(op.operator_name());
         ASSERT_NE(call, nullptr) << what;
+        // An in-place op writes its own copy of the inputs, so that the two results can differ.
         Stack boxed = c.args;
+        if (std::string(c.name).back() == '_')
+            for (c10::IValue& v : boxed)
+                if (v.isTensor()) v = v.toTensor().clone();
         op.callBoxed(&boxed);
         Stack unboxed = c.args;
         {
