@@ -1,5 +1,6 @@
 #include "replay/unboxed_calls.h"
 
+#include <ATen/ops/chunk_ops.h>
 #include <ATen/ops/contiguous_ops.h>
 #include <ATen/ops/empty_ops.h>
 #include <ATen/ops/expand_ops.h>
@@ -10,7 +11,9 @@
 #include <ATen/ops/permute_ops.h>
 #include <ATen/ops/reshape_ops.h>
 #include <ATen/ops/select_ops.h>
+#include <ATen/ops/slice_backward_ops.h>
 #include <ATen/ops/slice_ops.h>
+#include <ATen/ops/squeeze_ops.h>
 #include <ATen/ops/stack_ops.h>
 #include <ATen/ops/sub_ops.h>
 #include <ATen/ops/t_ops.h>
@@ -142,11 +145,13 @@ bool narrow(Stack& s) {
     return push(s, at::_ops::narrow::call(self, s[1].toInt(), s[2].toInt(), s[3].toInt()));
 }
 
-bool unsqueeze(Stack& s) {
+// op(self, int): unsqueeze, squeeze.dim, unbind.int.
+template <class Op>
+bool self_int(Stack& s) {
     static bool (*const kinds[])(const c10::IValue&) = {tensor, int_};
     if (!args_are(s, kinds)) return false;
     const at::Tensor self = s[0].toTensor();
-    return push(s, at::_ops::unsqueeze::call(self, s[1].toInt()));
+    return push(s, Op::call(self, s[1].toInt()));
 }
 
 bool contiguous(Stack& s) {
@@ -154,13 +159,6 @@ bool contiguous(Stack& s) {
     if (!args_are(s, kinds)) return false;
     const at::Tensor self = s[0].toTensor();
     return push(s, at::_ops::contiguous::call(self, static_cast<at::MemoryFormat>(s[1].toInt())));
-}
-
-bool unbind(Stack& s) {
-    static bool (*const kinds[])(const c10::IValue&) = {tensor, int_};
-    if (!args_are(s, kinds)) return false;
-    const at::Tensor self = s[0].toTensor();
-    return push(s, at::_ops::unbind_int::call(self, s[1].toInt()));
 }
 
 bool slice(Stack& s) {
@@ -201,6 +199,23 @@ bool stack(Stack& s) {
     return push(s, at::_ops::stack::call(list, s[1].toInt()));
 }
 
+bool chunk(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {tensor, int_, int_};
+    if (!args_are(s, kinds)) return false;
+    const at::Tensor self = s[0].toTensor();
+    return push(s, at::_ops::chunk::call(self, s[1].toInt(), s[2].toInt()));
+}
+
+bool slice_backward(Stack& s) {
+    static bool (*const kinds[])(const c10::IValue&) = {tensor, ints, int_, int_, int_, int_};
+    if (!args_are(s, kinds)) return false;
+    const at::Tensor grad = s[0].toTensor();
+    const std::vector<int64_t> sizes = s[1].toIntVector();
+    return push(s, at::_ops::slice_backward::call(grad, c10::fromIntArrayRef(sizes), s[2].toInt(),
+                                                  c10::SymInt(s[3].toInt()), c10::SymInt(s[4].toInt()),
+                                                  c10::SymInt(s[5].toInt())));
+}
+
 }  // namespace
 
 UnboxedCall find_unboxed_call(const c10::OperatorName& name) {
@@ -216,16 +231,19 @@ UnboxedCall find_unboxed_call(const c10::OperatorName& name) {
         {"aten::transpose.int", self_int_int<at::_ops::transpose_int>},
         {"aten::select.int", self_int_int<at::_ops::select_int>},
         {"aten::narrow", narrow},
-        {"aten::unsqueeze", unsqueeze},
+        {"aten::unsqueeze", self_int<at::_ops::unsqueeze>},
         {"aten::contiguous", contiguous},
         {"aten::zero_", self_only<at::_ops::zero_>},
         {"aten::item", self_only<at::_ops::item>},
-        {"aten::unbind.int", unbind},
+        {"aten::unbind.int", self_int<at::_ops::unbind_int>},
         {"aten::slice.Tensor", slice},
         {"aten::new_zeros", new_zeros},
         {"aten::tril_indices", tril_indices},
         {"aten::sub_.Tensor", sub__tensor},
         {"aten::stack", stack},
+        {"aten::chunk", chunk},
+        {"aten::squeeze.dim", self_int<at::_ops::squeeze_dim>},
+        {"aten::slice_backward", slice_backward},
     };
     auto it = calls.find(name.overload_name.empty() ? name.name : name.name + "." + name.overload_name);
     return it == calls.end() ? nullptr : it->second;

@@ -16,6 +16,12 @@
 // unboxed +5%, +12%, +19-36%, +8-14%, -5..+12%. (The eleventh session's
 // trial of 17 such ops, judged on recordings made earlier, read no gain:
 // such replays favoured slower builds, see bench/replay_ab_fresh.sh.)
+// Then slice_backward, chunk and squeeze.dim (+16%, +20%, +14% against the
+// untraced times: +0, -3, +14%; per-op error 17.9 -> 17.2% against the
+// profile, 15.9 -> 15.5% against the untraced times, 6 fresh rounds). Not
+// sum.dim_IntList and cat: unboxed they ran faster than the original
+// (mlp's sum -1 -> -10%, dlrm's cat -0 -> -9%), the boxing was not their
+// excess, and the per-op error against the profile went 16.6 -> 18.6%.
 #pragma once
 
 #include <ATen/core/dispatch/Dispatcher.h>

@@ -100,6 +100,10 @@ TEST(UnboxedCalls, GiveWhatTheBoxedCallGivesThroughTheDispatcher) {
         {"aten::tril_indices", "", {int64_t(4), int64_t(4), int64_t(-1), int64_t(at::kLong), none, cpu, false}},
         {"aten::sub_", "Tensor", {x.clone(), x.select(0, 0), int64_t(2)}},
         {"aten::stack", "", {std::vector<at::Tensor>{x, x * 2}, int64_t(1)}},
+        {"aten::chunk", "", {x, int64_t(2), int64_t(-1)}},
+        {"aten::squeeze", "dim", {x.select(1, 0).unsqueeze(1), int64_t(1)}},
+        {"aten::slice_backward", "", {x.narrow(0, 1, 1), std::vector<int64_t>{3, 3, 4}, int64_t(0), int64_t(1),
+                                      int64_t(2), int64_t(1)}},
     };
     for (const Case& c : cases) {
         const std::string what = std::string(c.name) + "." + c.overload;
