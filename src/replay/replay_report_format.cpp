@@ -174,7 +174,7 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                          *r.per_op_error_geomean_pct, r.per_op_error_geomean_raw_pct.value_or(0)));
     if (const auto& f = r.profiler_cost_fit)
         line(fmt::format("  profile durations corrected by the profiler's cost fitted against the untraced calls on {} ops: "
-                         "{:.2f} us per op, {:.2f} us per nested event{} (the recorder's {:.2f} past the {:g}th)",
+                         "{:.2f} us per op, {:.2f} us per nested event{}, the recorder's {:.2f} for each past {:g}",
                          f->samples, f->self_us, f->per_event_us, f->per_event_fitted ? "" : " (the recorder's)",
                          f->loop_per_event_us, f->fitted_nested_max));
     if (r.per_op_error_weighted_pct)
