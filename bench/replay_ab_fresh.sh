@@ -8,7 +8,8 @@
 # Each round records every built-in workload with OLD_MIMIC (`mimic record`), then runs
 # bench/replay_ab.py OLD NEW on those recordings, two replays each; the summary is each build's
 # mean and median per-op error over all rounds' replays, against the profile and the untraced op
-# times. A build copied elsewhere needs its mimic-torch and libmimic_fault_probe.so beside it.
+# times, then each build's systematic error per (workload, op name) and the op names it moved most.
+# A build copied elsewhere needs its mimic-torch and libmimic_fault_probe.so beside it.
 set -euo pipefail
 OLD=$1 NEW=$2 ROUNDS=${3:-3} OUT=${4:-/tmp/mimic-ab-fresh}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -23,18 +24,49 @@ for r in $(seq 1 "$ROUNDS"); do
   echo "round $r/$ROUNDS: $(grep -c '^/' "$dir/ab.log") replays" >&2
 done
 python3 - "$OUT" "$ROUNDS" <<'PY'
-import json, math, statistics, sys
+import collections, json, math, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
+runs = []
+for r in range(1, rounds + 1):
+    with open(f"{out}/round{r}/ab.json") as f:
+        runs.append(json.load(f))
 for build in ("old", "new"):
     profile, untraced = [], []
-    for r in range(1, rounds + 1):
-        with open(f"{out}/round{r}/ab.json") as f:
-            for reports in json.load(f)[build].values():
-                for rep in reports:
-                    profile.append(rep["per_op_error_geomean_pct"])
-                    if rep.get("per_op_error_geomean_untraced_pct") is not None:
-                        untraced.append(rep["per_op_error_geomean_untraced_pct"])
+    for run in runs:
+        for reports in run[build].values():
+            for rep in reports:
+                profile.append(rep["per_op_error_geomean_pct"])
+                if rep.get("per_op_error_geomean_untraced_pct") is not None:
+                    untraced.append(rep["per_op_error_geomean_untraced_pct"])
     print(f"{build}: per-op vs profile mean {statistics.mean(profile):.1f}% median {statistics.median(profile):.1f}%; "
           f"vs untraced mean {statistics.mean(untraced):.1f}% median {statistics.median(untraced):.1f}% "
           f"({len(profile)} replays)")
+
+# Systematic per op name: for each (workload, op name) the median over a build's replays of
+# log(replay / reference), the untraced times against the pass given their faults. The aggregate
+# of a 6-round A/B moves about a point between two runs of one build; a change aimed at named ops
+# shows here, far above that.
+def systematic(build, reference, replay_key):
+    logs = collections.defaultdict(list)
+    for run in runs:
+        for rec, reports in run[build].items():
+            workload = rec.rstrip("/").rsplit("rec_", 1)[-1]
+            for rep in reports:
+                for o in rep["per_op"]:
+                    ref, got = o.get(reference) or 0, o.get(replay_key) or o["replay_us"]
+                    if ref > 0 and got > 0:
+                        logs[(workload, o["name"])].append(math.log(got / ref))
+    return {k: statistics.median(v) for k, v in logs.items()}
+
+pct = lambda x: (math.exp(x) - 1) * 100
+for reference, replay_key in (("profile_us", "replay_us"), ("untraced_us", "replay_untraced_pass_us")):
+    old, new = systematic("old", reference, replay_key), systematic("new", reference, replay_key)
+    both = [k for k in old if k in new]
+    if not both:
+        continue
+    mean_abs = lambda d: pct(statistics.mean(abs(d[k]) for k in both))
+    print(f"systematic per op name against {reference}: old {mean_abs(old):.1f}% new {mean_abs(new):.1f}%")
+    moved = sorted(both, key=lambda k: abs(new[k]) - abs(old[k]))
+    for k in moved[:6] + moved[-6:]:
+        print(f"  {k[0]:12} {k[1]:40} old {pct(old[k]):+5.0f}% new {pct(new[k]):+5.0f}%")
 PY
