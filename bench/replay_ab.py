@@ -29,14 +29,17 @@ def workload_of(rec):
     return rec.rstrip("/").rsplit("rec_", 1)[-1]
 
 
-def name_errors(reports):
-    """{(workload, op name): [signed log error per replay]} against the profile."""
+def name_errors(reports, reference="profile_us", replayed="replay_us"):
+    """{(workload, op name): [signed log error per replay]} of a per_op row's `replayed` time
+    against its `reference` (the profile by default; "untraced_us" with "replay_untraced_pass_us",
+    the pass given the untraced calls' faults, which reports without one lack: replay_us then)."""
     by = collections.defaultdict(list)
     for rec, reps in reports.items():
         for r in reps:
             for o in r["per_op"]:
-                if o["profile_us"] > 0 and o["replay_us"] > 0:
-                    by[(workload_of(rec), o["name"])].append(math.log(o["replay_us"] / o["profile_us"]))
+                ref, got = o.get(reference) or 0, o.get(replayed) or o["replay_us"]
+                if ref > 0 and got > 0:
+                    by[(workload_of(rec), o["name"])].append(math.log(got / ref))
     return by
 
 

@@ -23,9 +23,11 @@ for r in $(seq 1 "$ROUNDS"); do
   (IFS=,; python3 "$HERE/replay_ab.py" "$OLD" "$NEW" "${recs[*]}" 2 "$dir/ab.json") > "$dir/ab.log"
   echo "round $r/$ROUNDS: $(grep -c '^/' "$dir/ab.log") replays" >&2
 done
-python3 - "$OUT" "$ROUNDS" <<'PY'
-import collections, json, math, statistics, sys
+python3 - "$OUT" "$ROUNDS" "$HERE" <<'PY'
+import json, math, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
+sys.path.insert(0, sys.argv[3])
+from replay_ab import name_errors  # noqa: E402 (bench/ is on the path only now)
 runs = []
 for r in range(1, rounds + 1):
     with open(f"{out}/round{r}/ab.json") as f:
@@ -47,15 +49,10 @@ for build in ("old", "new"):
 # of a 6-round A/B moves about a point between two runs of one build; a change aimed at named ops
 # shows here, far above that.
 def systematic(build, reference, replay_key):
-    logs = collections.defaultdict(list)
+    logs = {}
     for run in runs:
-        for rec, reports in run[build].items():
-            workload = rec.rstrip("/").rsplit("rec_", 1)[-1]
-            for rep in reports:
-                for o in rep["per_op"]:
-                    ref, got = o.get(reference) or 0, o.get(replay_key) or o["replay_us"]
-                    if ref > 0 and got > 0:
-                        logs[(workload, o["name"])].append(math.log(got / ref))
+        for k, v in name_errors(run[build], reference, replay_key).items():
+            logs.setdefault(k, []).extend(v)
     return {k: statistics.median(v) for k, v in logs.items()}
 
 pct = lambda x: (math.exp(x) - 1) * 100
