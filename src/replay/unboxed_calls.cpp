@@ -38,7 +38,7 @@ using torch::jit::Stack;
 bool tensor(const c10::IValue& v) { return v.isTensor(); }
 bool ints(const c10::IValue& v) { return v.isIntList(); }
 bool int_(const c10::IValue& v) { return v.isInt(); }
-bool opt_int(const c10::IValue& v) { return v.isNone() || v.isInt(); }  // ScalarType, Layout, MemoryFormat
+bool opt_int(const c10::IValue& v) { return v.isNone() || v.isInt(); }  // ScalarType, Layout, MemoryFormat, SymInt?
 bool opt_device(const c10::IValue& v) { return v.isNone() || v.isDevice(); }
 bool opt_bool(const c10::IValue& v) { return v.isNone() || v.isBool(); }
 bool scalar(const c10::IValue& v) { return v.isInt() || v.isDouble() || v.isBool(); }
