@@ -39,6 +39,24 @@ double argmin_convex(F cost) {
     return (lo + hi) / 2;
 }
 
+// The median log ratio of the corrected durations to the untraced ones over
+// the ops in the slowdown's range (all the samples given, long ones too).
+void fit_slowdown(ProfilerCostFit& fit, const std::vector<ProfiledOpSample>& samples) {
+    std::vector<double> log_ratios;
+    for (const ProfiledOpSample& s : samples) {
+        if (!std::isfinite(s.profiled_us) || !std::isfinite(s.untraced_us) || !std::isfinite(s.nested_events) ||
+            s.nested_events < 0 || s.untraced_us < kProfilerSlowdownMinUntracedUs ||
+            s.untraced_us >= kProfilerSlowdownSaturationUs)
+            continue;
+        const double corrected = s.profiled_us - fit.cost_us(s.nested_events);
+        if (corrected > 0) log_ratios.push_back(std::log(corrected / s.untraced_us));
+    }
+    fit.slowdown_samples = log_ratios.size();
+    // Never below 1: instrumentation does not speed an op up; a median under
+    // it is the calls' noise.
+    if (log_ratios.size() >= kMinProfilerFitSamples) fit.slowdown = std::exp(std::max(0.0, median(log_ratios)));
+}
+
 }  // namespace
 
 std::optional<ProfilerCostFit> fit_profiler_cost(const std::vector<ProfiledOpSample>& samples,
@@ -65,7 +83,13 @@ std::optional<ProfilerCostFit> fit_profiler_cost(const std::vector<ProfiledOpSam
     fit.self_us = best_self(usable, fit.per_event_us).first;
     fit.loop_per_event_us = std::max(0.0, loop_per_event_us);
     for (const ProfiledOpSample& s : usable) fit.fitted_nested_max = std::max(fit.fitted_nested_max, s.nested_events);
+    fit_slowdown(fit, samples);
     return fit;
+}
+
+double ProfilerCostFit::corrected_us(double profiled_us, double nested) const {
+    const double after_costs = std::max(0.0, profiled_us - cost_us(nested));
+    return after_costs - std::min(after_costs, kProfilerSlowdownSaturationUs) * (1 - 1 / slowdown);
 }
 
 double ProfilerCostFit::cost_us(double nested) const {

@@ -144,7 +144,7 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
     // interval; the replay's timer is corrected the same way (time_ops).
     auto profile_us = [&](NodeIndex n) {
         const auto& f = r.profiler_cost_fit;
-        return f ? corrected_duration_us(trace, n, f->cost_us(double(sizes[n.value] - 1)))
+        return f ? f->corrected_us(trace.timing[n.value].typical_duration_us(), double(sizes[n.value] - 1))
                  : corrected_duration_us(trace, n, sizes, gaps.per_event_us, gaps.probe_cost_us);
     };
     if (timed) {

@@ -66,6 +66,8 @@ std::string report_json(const ReplayReport& r) {
             .field("fitted_nested_max", f->fitted_nested_max)
             .field("loop_per_event_us", f->loop_per_event_us)
             .field("samples", uint64_t(f->samples))
+            .field("slowdown", f->slowdown)
+            .field("slowdown_samples", uint64_t(f->slowdown_samples))
             .end_object();
     else
         w.null();
@@ -174,9 +176,11 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                          *r.per_op_error_geomean_pct, r.per_op_error_geomean_raw_pct.value_or(0)));
     if (const auto& f = r.profiler_cost_fit)
         line(fmt::format("  profile durations corrected by the profiler's cost fitted against the untraced calls on {} ops: "
-                         "{:.2f} us per op, {:.2f} us per nested event{}, the recorder's {:.2f} for each past {:g}",
+                         "{:.2f} us per op, {:.2f} us per nested event{}, the recorder's {:.2f} for each past {:g}; "
+                         "then the profiled calls' slowdown x{:.3f} (fitted on {} ops of {:g}-{:g} us) on each op's first {:g} us",
                          f->samples, f->self_us, f->per_event_us, f->per_event_fitted ? "" : " (the recorder's)",
-                         f->loop_per_event_us, f->fitted_nested_max));
+                         f->loop_per_event_us, f->fitted_nested_max, f->slowdown, f->slowdown_samples,
+                         kProfilerSlowdownMinUntracedUs, kProfilerSlowdownSaturationUs, kProfilerSlowdownSaturationUs));
     if (r.per_op_error_weighted_pct)
         line(fmt::format("  per-op time vs profile, weighted by time: {:.1f}% of profiled op time", *r.per_op_error_weighted_pct));
     if (r.per_op_error_geomean_untraced_pct)
