@@ -32,12 +32,14 @@ def workload_of(rec):
 def name_errors(reports, reference="profile_us", replayed="replay_us"):
     """{(workload, op name): [signed log error per replay]} of a per_op row's `replayed` time
     against its `reference` (the profile by default; "untraced_us" with "replay_untraced_pass_us",
-    the pass given the untraced calls' faults, which reports without one lack: replay_us then)."""
+    the pass given the untraced calls' faults, which reports without one lack: replay_us then;
+    "profile_raw_us" with "replay_profiled_us", the pass under torch's profiler, where it ran)."""
     by = collections.defaultdict(list)
     for rec, reps in reports.items():
         for r in reps:
             for o in r["per_op"]:
-                ref, got = o.get(reference) or 0, o.get(replayed) or o["replay_us"]
+                got = o.get(replayed) or (o["replay_us"] if replayed == "replay_untraced_pass_us" else 0)
+                ref = o.get(reference) or 0
                 if ref > 0 and got > 0:
                     by[(workload_of(rec), o["name"])].append(math.log(got / ref))
     return by

@@ -33,15 +33,20 @@ for r in range(1, rounds + 1):
     with open(f"{out}/round{r}/ab.json") as f:
         runs.append(json.load(f))
 for build in ("old", "new"):
-    profile, untraced = [], []
+    profile, untraced, profiled = [], [], []
     for run in runs:
         for reports in run[build].values():
             for rep in reports:
                 profile.append(rep["per_op_error_geomean_pct"])
                 if rep.get("per_op_error_geomean_untraced_pct") is not None:
                     untraced.append(rep["per_op_error_geomean_untraced_pct"])
+                if rep.get("per_op_error_geomean_profiled_pct") is not None:
+                    profiled.append(rep["per_op_error_geomean_profiled_pct"])
+    # The pass under torch's profiler against the profile as recorded, where the build has it.
+    under = (f"; under the profiler vs as recorded mean {statistics.mean(profiled):.1f}% "
+             f"median {statistics.median(profiled):.1f}%" if profiled else "")
     print(f"{build}: per-op vs profile mean {statistics.mean(profile):.1f}% median {statistics.median(profile):.1f}%; "
-          f"vs untraced mean {statistics.mean(untraced):.1f}% median {statistics.median(untraced):.1f}% "
+          f"vs untraced mean {statistics.mean(untraced):.1f}% median {statistics.median(untraced):.1f}%{under} "
           f"({len(profile)} replays)")
 
 # Systematic per op name: for each (workload, op name) the median over a build's replays of
@@ -56,7 +61,8 @@ def systematic(build, reference, replay_key):
     return {k: statistics.median(v) for k, v in logs.items()}
 
 pct = lambda x: (math.exp(x) - 1) * 100
-for reference, replay_key in (("profile_us", "replay_us"), ("untraced_us", "replay_untraced_pass_us")):
+for reference, replay_key in (("profile_us", "replay_us"), ("untraced_us", "replay_untraced_pass_us"),
+                              ("profile_raw_us", "replay_profiled_us")):
     old, new = systematic("old", reference, replay_key), systematic("new", reference, replay_key)
     both = [k for k in old if k in new]
     if not both:

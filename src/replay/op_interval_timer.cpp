@@ -76,6 +76,10 @@ uint32_t OpIntervalTimer::events() const { return state.events; }
 
 void OpIntervalTimer::warm_up() {
     state.armed = false;
+    run_warm_up_ops();
+}
+
+void OpIntervalTimer::run_warm_up_ops() {
     static const c10::OperatorHandle empty = c10::Dispatcher::singleton().findSchemaOrThrow("aten::empty", "memory_format");
     // empty(size, dtype, layout, device, pin_memory, memory_format), as a replayed step builds it.
     torch::jit::Stack stack{c10::IValue(std::vector<int64_t>{0}), c10::IValue(), c10::IValue(),

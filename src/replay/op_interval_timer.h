@@ -29,6 +29,8 @@ public:
     // between. The first two ops of a pass took 3-10 us instead of 0.5-1; in
     // the original, ops before the iteration's paid for it.
     void warm_up();
+    // The same two ops, for a pass timed by another clock (torch_profiler_pass.h).
+    static void run_warm_up_ops();
     bool has_interval() const;
     double interval_us() const;
     // Events from the op's start to its end, the op itself included.

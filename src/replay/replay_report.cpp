@@ -172,6 +172,8 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
         t.name = s.name;
         t.replay_us = us;
         if (untraced_pass_us) t.replay_untraced_pass_us = us_untraced_pass;
+        const std::vector<double>& profiled_pass = replayer.profiled_op_us();
+        if (profiled_pass.size() == steps.size() && profiled_pass[i] >= 0) t.replay_profiled_us = profiled_pass[i];
         if (linked(s.node)) {
             t.profile_us = profile_us(s.node);
             t.profile_raw_us = trace.timing[s.node.value].typical_duration_us();
@@ -182,6 +184,10 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
             ++m->count;
             m->replay_us += us;
             m->replay_untraced_pass_us += us_untraced_pass;
+            if (t.replay_profiled_us) {
+                m->replay_profiled_us += *t.replay_profiled_us;
+                ++m->replay_profiled;
+            }
             if (t.profile_us) {
                 m->profile_us += *t.profile_us;
                 m->profile_raw_us += *t.profile_raw_us;
@@ -220,11 +226,13 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
     // Names with a reference for only some of their ops are left out: their sums would not compare.
     // The untraced times are compared with the pass that allocated as their calls did.
     using Field = double TimeCompare::*;
-    auto geomean = [&](Field replay, Field reference, uint64_t TimeCompare::*with_reference) -> std::optional<double> {
+    using Count = uint64_t TimeCompare::*;
+    auto geomean = [&](Field replay, Field reference, Count with_reference,
+                       Count with_replay = &TimeCompare::count) -> std::optional<double> {
         double log_sum = 0;
         size_t n = 0;
         for (const TimeCompare& t : r.per_op) {
-            if (t.*reference <= 0 || t.*replay <= 0 || t.*with_reference != t.count) continue;
+            if (t.*reference <= 0 || t.*replay <= 0 || t.*with_reference != t.count || t.*with_replay != t.count) continue;
             log_sum += std::fabs(std::log(t.*replay / (t.*reference)));
             ++n;
         }
@@ -236,10 +244,11 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
         geomean(&TimeCompare::replay_us, &TimeCompare::profile_raw_us, &TimeCompare::profiled);
     r.per_op_error_geomean_untraced_pct =
         geomean(&TimeCompare::replay_untraced_pass_us, &TimeCompare::untraced_us, &TimeCompare::untraced);
-    auto weighted = [&](Field replay, Field reference, uint64_t TimeCompare::*with_reference) -> std::optional<double> {
+    auto weighted = [&](Field replay, Field reference, Count with_reference,
+                        Count with_replay = &TimeCompare::count) -> std::optional<double> {
         double abs_diff = 0, reference_sum = 0;
         for (const TimeCompare& t : r.per_op) {
-            if (t.*with_reference != t.count) continue;
+            if (t.*with_reference != t.count || t.*with_replay != t.count) continue;
             abs_diff += std::fabs(t.*replay - t.*reference);
             reference_sum += t.*reference;
         }
@@ -249,6 +258,10 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
     r.per_op_error_weighted_pct = weighted(&TimeCompare::replay_us, &TimeCompare::profile_us, &TimeCompare::profiled);
     r.per_op_error_weighted_untraced_pct =
         weighted(&TimeCompare::replay_untraced_pass_us, &TimeCompare::untraced_us, &TimeCompare::untraced);
+    r.per_op_error_geomean_profiled_pct = geomean(&TimeCompare::replay_profiled_us, &TimeCompare::profile_raw_us,
+                                                  &TimeCompare::profiled, &TimeCompare::replay_profiled);
+    r.per_op_error_weighted_profiled_pct = weighted(&TimeCompare::replay_profiled_us, &TimeCompare::profile_raw_us,
+                                                    &TimeCompare::profiled, &TimeCompare::replay_profiled);
     return r;
 }
 

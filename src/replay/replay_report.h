@@ -52,9 +52,19 @@ struct TimeCompare {
     // The replay's side of that comparison: the per-op pass that allocated
     // as the untraced calls faulted, when it ran (else the same as replay_us).
     double replay_untraced_pass_us = 0;
+    // The per-op pass under torch's own profiler (torch_profiler_pass.h):
+    // the durations it gave, compared with profile_raw_us as recorded.
+    double replay_profiled_us = 0;
+    uint64_t replay_profiled = 0;  // ops it gave a duration
     std::optional<double> error_pct() const {
         if (profiled == 0 || profile_us <= 0) return std::nullopt;
         return (replay_us - profile_us) / profile_us * 100.0;
+    }
+    // Under the profiler against the profile as recorded, when every op of
+    // the name has both.
+    std::optional<double> profiled_error_pct() const {
+        if (profiled != count || replay_profiled != count || profile_raw_us <= 0) return std::nullopt;
+        return (replay_profiled_us - profile_raw_us) / profile_raw_us * 100.0;
     }
     // Against the untraced durations, when every op of the name has one.
     std::optional<double> untraced_error_pct() const {
@@ -73,6 +83,7 @@ struct OpTime {
     // The op in the per-op pass given the untraced calls' page faults, when
     // they differ from the profiled iteration's (untraced_us is compared with it).
     std::optional<double> replay_untraced_pass_us;
+    std::optional<double> replay_profiled_us;  // under torch's profiler, when that pass ran
 };
 
 // One communication call of the replay: its recorded size and the latency
@@ -126,6 +137,11 @@ struct ReplayReport {
     std::optional<ProfilerCostFit> profiler_cost_fit;
     // sum over op names of |replay - profile| / sum of profile (corrected): big ops weigh most.
     std::optional<double> per_op_error_weighted_pct;
+    // The per-op pass timed by torch's own profiler, set up as the recorder's,
+    // against the profile's durations as recorded: both carry the same
+    // instrumentation, so nothing is taken out of either (torch_profiler_pass.h).
+    std::optional<double> per_op_error_geomean_profiled_pct;
+    std::optional<double> per_op_error_weighted_profiled_pct;
     // The same two against the original's untraced op durations (op_gaps.json):
     // timed with the probe's start and end alone, to the nanosecond, in
     // iterations without the profiler or the ET observer.

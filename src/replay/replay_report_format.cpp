@@ -14,6 +14,8 @@ void compare_rows(JsonWriter& w, const std::vector<TimeCompare>& rows, bool untr
         w.begin_object().field("name", t.key).field("count", uint64_t(t.count)).field("replay_us", t.replay_us);
         if (t.profiled) w.field("profile_us", t.profile_us).field("profile_raw_us", t.profile_raw_us);
         if (auto e = t.error_pct()) w.field("error_pct", *e);
+        if (auto e = t.profiled_error_pct())
+            w.field("replay_profiled_us", t.replay_profiled_us).field("profiled_error_pct", *e);
         if (auto e = t.untraced_error_pct()) {
             w.field("untraced_us", t.untraced_us).field("untraced_error_pct", *e);
             if (untraced_pass) w.field("replay_untraced_pass_us", t.replay_untraced_pass_us);
@@ -72,6 +74,8 @@ std::string report_json(const ReplayReport& r) {
     else
         w.null();
     optional_field(w, "per_op_error_weighted_pct", r.per_op_error_weighted_pct);
+    optional_field(w, "per_op_error_geomean_profiled_pct", r.per_op_error_geomean_profiled_pct);
+    optional_field(w, "per_op_error_weighted_profiled_pct", r.per_op_error_weighted_profiled_pct);
     optional_field(w, "per_op_error_geomean_untraced_pct", r.per_op_error_geomean_untraced_pct);
     w.field("untraced_op_pass", r.untraced_op_pass);
     optional_field(w, "per_op_error_weighted_untraced_pct", r.per_op_error_weighted_untraced_pct);
@@ -134,6 +138,7 @@ std::string op_times_json(const ReplayReport& r) {
         optional_field(w, "profile_raw_us", t.profile_raw_us);
         optional_field(w, "untraced_us", t.untraced_us);
         if (t.replay_untraced_pass_us) w.field("replay_untraced_pass_us", *t.replay_untraced_pass_us);
+        if (t.replay_profiled_us) w.field("replay_profiled_us", *t.replay_profiled_us);
         w.end_object();
     }
     w.end_array().end_object();
@@ -183,6 +188,10 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                          kProfilerSlowdownMinUntracedUs, kProfilerSlowdownSaturationUs, kProfilerSlowdownSaturationUs));
     if (r.per_op_error_weighted_pct)
         line(fmt::format("  per-op time vs profile, weighted by time: {:.1f}% of profiled op time", *r.per_op_error_weighted_pct));
+    if (r.per_op_error_geomean_profiled_pct)
+        line(fmt::format("  per-op time under torch's profiler (set up as the recorder's) vs the profile as recorded: "
+                         "geometric mean error {:.1f}%, weighted by time {:.1f}%",
+                         *r.per_op_error_geomean_profiled_pct, r.per_op_error_weighted_profiled_pct.value_or(0)));
     if (r.per_op_error_geomean_untraced_pct)
         line(fmt::format("  per-op time vs the original's untraced op times (op_gaps.json{}): geometric mean error {:.1f}%, "
                          "weighted by time {:.1f}%",

@@ -285,6 +285,13 @@ SessionResult run_replay_session(const SessionOptions& o) {
     if (op_faults) replayer.set_fresh_pages(fresh_profiled);
     // Each op after its host gap's work, as in the timed iterations (host_work.h).
     replayer.time_ops(op_passes, gap_per_step);
+    // The same pass again under torch's own profiler, compared with the
+    // profile as recorded (torch_profiler_pass.h); with the same fresh pages.
+    bool profiled_pass = o.profiled_pass && !trace.timing.empty();
+    if (groups) profiled_pass = every_rank_says(*groups, "mimic/profiled_op_pass", profiled_pass);  // it runs collectives
+    // meta.json names the probe's cost when the recorder's profiled calls ran it.
+    if (profiled_pass)
+        replayer.time_ops_under_profiler(op_passes, gap_per_step, meta && meta->probe_cost_per_op_us.has_value());
     if (!o.record_replay.empty()) {
         std::string path = record_replay(replayer, o.record_replay);
         std::fprintf(stderr, "mimic: replay recorded to %s\n", path.c_str());

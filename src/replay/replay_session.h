@@ -35,6 +35,10 @@ struct SessionOptions {
     // (fresh A/B, twelfth session: 25 passes against 5 were further from the
     // profile on 18 of 24 recordings, 21.2% against 18.1%).
     int op_passes = 5;
+    // With a linked profile: the per-op passes once more under torch's own
+    // profiler, compared with the profile's durations as recorded
+    // (torch_profiler_pass.h).
+    bool profiled_pass = true;
     std::string record_replay;  // "" = do not record
     // Not "": the timed iterations run in blocks when a benchmark says so,
     // over the FIFOs PREFIX.go.rankN / PREFIX.done.rankN (support/paced_runs.h).

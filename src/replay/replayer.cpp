@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "io/chakra_values.h"
+#include "record/fault_probe.h"
 #include "replay/cache_sweep.h"
 #include "replay/device_substitutes.h"
 #include "replay/fresh_page_allocator.h"
@@ -18,6 +19,7 @@
 #include "replay/op_interval_timer.h"
 #include "replay/op_registry.h"
 #include "replay/replay_report.h"
+#include "replay/torch_profiler_pass.h"
 #include "support/error.h"
 #include "support/median.h"
 
@@ -458,24 +460,16 @@ double Replayer::run_iteration(const std::vector<double>& gaps_us, std::vector<i
     return us_since(t0) / 1000.0;
 }
 
-void Replayer::time_ops(int passes, const std::vector<double>& gaps_us) {
+template <typename StartPass, typename TimeStep>
+void Replayer::run_op_passes(int passes, const std::vector<double>& gaps_us, StartPass start_pass, TimeStep time_step) {
     const bool gaps = gaps_us.size() == steps_.size();
-    // The median of a few passes: one preempted call must not make an op look slow.
-    std::vector<std::vector<double>> samples(steps_.size());
     // Each collective is timed from issue to completion; the ranks stay in
     // step because each call waits for all of them.
     sync_collectives_ = true;
-    // Ops are timed inside the dispatcher, as the profiler timed the original
-    // (see OpIntervalTimer), less this timer's own cost for each nested event.
-    // Measured once: a paced benchmark asks for a pass every round, and the
-    // calibration's loop would run before each (and leave its caches).
-    if (timer_cost_per_event_us_ < 0) timer_cost_per_event_us_ = OpIntervalTimer::cost_per_event_us();
-    const double per_event_us = timer_cost_per_event_us_;
-    OpIntervalTimer timer;
     for (int pass = 0; pass < std::max(passes, 1); ++pass) {
         FreshPageAllocator::unmap_freed();
         restore_inputs();
-        timer.warm_up();
+        start_pass();
         if (options_.groups) options_.groups->barrier();
         for (size_t s = 0; s < steps_.size(); ++s) {
             Step& step = steps_[s];
@@ -493,20 +487,68 @@ void Replayer::time_ops(int passes, const std::vector<double>& gaps_us) {
                 }
             }
             if (gaps) spend_gap(gaps_us[s], gap_clock_us());
-            timer.arm();
-            const auto t0 = Clock::now();
-            run_paged(s);
-            const double outside_us = us_since(t0);
-            if (step.collective < 0 && timer.has_interval())
-                samples[s].push_back(std::max(0.0, timer.interval_us() - per_event_us * double(timer.events() - 1)));
-            else
-                samples[s].push_back(outside_us);  // collectives run on Gloo's threads, outside the dispatcher
+            time_step(s);
             for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
         }
     }
     sync_collectives_ = false;
+}
+
+void Replayer::time_ops(int passes, const std::vector<double>& gaps_us) {
+    // The median of a few passes: one preempted call must not make an op look slow.
+    std::vector<std::vector<double>> samples(steps_.size());
+    // Ops are timed inside the dispatcher, as the profiler timed the original
+    // (see OpIntervalTimer), less this timer's own cost for each nested event.
+    // Measured once: a paced benchmark asks for a pass every round, and the
+    // calibration's loop would run before each (and leave its caches).
+    if (timer_cost_per_event_us_ < 0) timer_cost_per_event_us_ = OpIntervalTimer::cost_per_event_us();
+    const double per_event_us = timer_cost_per_event_us_;
+    OpIntervalTimer timer;
+    run_op_passes(passes, gaps_us, [&] { timer.warm_up(); }, [&](size_t s) {
+        timer.arm();
+        const auto t0 = Clock::now();
+        run_paged(s);
+        const double outside_us = us_since(t0);
+        if (steps_[s].collective < 0 && timer.has_interval())
+            samples[s].push_back(std::max(0.0, timer.interval_us() - per_event_us * double(timer.events() - 1)));
+        else
+            samples[s].push_back(outside_us);  // collectives run on Gloo's threads, outside the dispatcher
+    });
     for (size_t s = 0; s < steps_.size(); ++s)
         if (!samples[s].empty()) op_us_[s] = median(std::move(samples[s]));
+}
+
+void Replayer::time_ops_under_profiler(int passes, const std::vector<double>& gaps_us, bool with_fault_probe) {
+    std::vector<std::vector<double>> samples(steps_.size());
+    std::vector<OpBracket> brackets;
+    std::vector<size_t> bracket_step;
+    {
+        TorchProfilerSession session;
+        // The recorder's fault probe ran in its profiled calls: a global
+        // callback, so its page-fault read at each top-level op's end falls
+        // inside the profiler's interval (0.4-0.44 us measured; the profile's
+        // durations carry it).
+        if (with_fault_probe && mimic_fault_probe_start() != 0) with_fault_probe = false;  // already on: not ours to stop
+        run_op_passes(passes, gaps_us, [] { OpIntervalTimer::run_warm_up_ops(); }, [&](size_t s) {
+            const int64_t before = profiler_clock_ns();
+            const auto t0 = Clock::now();
+            run_paged(s);
+            const double outside_us = us_since(t0);
+            if (steps_[s].collective >= 0) {
+                samples[s].push_back(outside_us);  // on Gloo's threads, as in time_ops
+                return;
+            }
+            brackets.push_back({&steps_[s].name, before, profiler_clock_ns()});
+            bracket_step.push_back(s);
+        });
+        if (with_fault_probe) mimic_fault_probe_stop(nullptr);
+        const std::vector<double> us = match_brackets(brackets, session.finish());
+        for (size_t k = 0; k < us.size(); ++k)
+            if (us[k] >= 0) samples[bracket_step[k]].push_back(us[k]);
+    }
+    profiled_op_us_.assign(steps_.size(), -1.0);
+    for (size_t s = 0; s < steps_.size(); ++s)
+        if (!samples[s].empty()) profiled_op_us_[s] = median(std::move(samples[s]));
 }
 
 void Replayer::run_paged(size_t s) {

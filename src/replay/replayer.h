@@ -64,6 +64,12 @@ public:
     // With `gaps_us` (as run_iteration's), each op's gap is spent before it,
     // outside its timing, so that it starts after host work as in the original.
     void time_ops(int passes = 5, const std::vector<double>& gaps_us = {});
+    // As time_ops, under torch's own profiler set up as the recorder's
+    // (torch_profiler_pass.h), and with the recorder's fault probe on when
+    // its profiled calls had it: profiled_op_us() gets each op's median of
+    // the durations the profiler gave its calls (-1 where it gave none).
+    void time_ops_under_profiler(int passes = 5, const std::vector<double>& gaps_us = {}, bool with_fault_probe = false);
+    const std::vector<double>& profiled_op_us() const { return profiled_op_us_; }
     // One iteration counting the minor page faults of each step.
     std::vector<int64_t> step_page_faults();
     // Fresh pages each step may allocate on (one count per step; see
@@ -85,6 +91,10 @@ public:
 
 private:
     enum class Pass { Check, Run };
+    // `passes` passes over the steps, each after a restore: `start_pass` then,
+    // for each step not skipped, its host gap and `time_step(s)`.
+    template <typename StartPass, typename TimeStep>
+    void run_op_passes(int passes, const std::vector<double>& gaps_us, StartPass start_pass, TimeStep time_step);
     bool run_step(Step& step, Pass pass);
     double gap_clock_us() const;
     void spin_pending_gap(bool waited);  // the step's host gap, before its call (see replayer.cpp)
@@ -116,6 +126,7 @@ private:
     std::vector<std::vector<uint32_t>> release_after_;  // lazy mode: slots freed after each step
     std::vector<c10::IValue> stack_;
     std::vector<double> op_us_;
+    std::vector<double> profiled_op_us_;
     std::unique_ptr<CollectiveRunner> runner_;
     std::vector<ReplayCollective> collectives_;
     std::vector<uint32_t> end_waits_;    // async collectives no later step waits for: the iteration's end does

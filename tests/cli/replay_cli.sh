@@ -96,9 +96,19 @@ if "$MIMIC" record --workload mlp --out "$TMP/mlp" --warmup 1 --iters 3 > "$TMP/
     # Per op: the untraced durations are a second reference, and --op-times lists every replayed op.
     [ "$(json_get "$TMP/mlp.json" "d['per_op_error_geomean_untraced_pct'] >= 0 and any('untraced_us' in r for r in d['per_op'])")" = True ] \
         || fail "mlp: no per-op comparison with the untraced op times"
+    # Per op under torch's own profiler, set up as the recorder's, against the profile as recorded:
+    # every replayed op of the recording is one the profiler saw as a top-level call.
+    [ "$(json_get "$TMP/mlp.json" "d['per_op_error_geomean_profiled_pct'] >= 0 and all('replay_profiled_us' in r for r in d['per_op'] if r['count'] and 'profile_raw_us' in r)")" = True ] \
+        || fail "mlp: no per-op pass under the profiler: $(cat "$TMP/mlp.txt")"
+    grep -q "under torch's profiler" "$TMP/mlp.txt" || fail "mlp: the text report does not give the pass under the profiler"
+    "$MIMIC" replay "$TMP/mlp" --iters 1 --no-profiled-pass --json "$TMP/mlp_noprof.json" > /dev/null 2>&1 || fail "--no-profiled-pass failed"
+    [ "$(json_get "$TMP/mlp_noprof.json" "d['per_op_error_geomean_profiled_pct'] is None and not any('replay_profiled_us' in r for r in d['per_op'])")" = True ] \
+        || fail "mlp: --no-profiled-pass still ran the pass under the profiler"
     "$MIMIC" replay "$TMP/mlp" --iters 1 --op-times "$TMP/op_times.json" > /dev/null 2>&1 || fail "--op-times failed"
     [ "$(json_get "$TMP/op_times.json" "len(d['ops']) == $(json_get "$TMP/mlp.json" "d['ops_replayed']") and all(o['replay_us'] >= 0 and o['profile_us'] is not None for o in d['ops']) and sum(o['untraced_us'] is not None for o in d['ops']) >= 0.9 * len(d['ops'])")" = True ] \
         || fail "mlp: --op-times does not list every replayed op with its references"
+    [ "$(json_get "$TMP/op_times.json" "all(o['replay_profiled_us'] > 0 for o in d['ops'])")" = True ] \
+        || fail "mlp: --op-times lacks the times under the profiler"
     # The untraced op times get a per-op pass of their own when their calls faulted elsewhere than
     # the profiled iteration: made so here by giving every untraced op one fault more than its
     # profiled call took (not only the first: op_gaps.json also names ops outside the replayed step).

@@ -28,6 +28,7 @@ struct ReplayArgs {
     int warmup = 1, iters = 5, op_passes = 5, threads = 0, nproc = 0, timeout_s = 60;
     size_t max_ops = 0;
     bool lazy = true;
+    bool profiled_pass = true;
 };
 
 std::regex compile(const std::string& re, const char* flag) {
@@ -48,6 +49,7 @@ replay::SessionOptions session_options(const ReplayArgs& args, TraceInput input)
     if (!args.exclude.empty()) o.exclude = compile(args.exclude, "--exclude");
     o.max_ops = args.max_ops;
     o.lazy = args.lazy;
+    o.profiled_pass = args.profiled_pass;
     o.host_gaps = args.host_gaps;
     o.page_faults = args.page_faults;
     o.denormals = args.denormals;
@@ -134,7 +136,8 @@ int run_local_ranks(const ReplayArgs& args, int nproc) {
     auto& a = launch.argv;
     a = {self, "replay", args.trace, "--warmup", std::to_string(args.warmup), "--iters", std::to_string(args.iters),
          "--host-gaps", args.host_gaps, "--page-faults", args.page_faults, "--denormals", args.denormals, "--device", args.device, "--timeout-s", std::to_string(args.timeout_s),
-         "--nproc", std::to_string(nproc), args.lazy ? "--lazy" : "--no-lazy"};
+         "--nproc", std::to_string(nproc), args.lazy ? "--lazy" : "--no-lazy",
+         args.profiled_pass ? "--profiled-pass" : "--no-profiled-pass"};
     auto opt = [&](const char* flag, const std::string& v) {
         if (!v.empty()) a.insert(a.end(), {flag, v});
     };
@@ -197,6 +200,9 @@ const Registrar registrar{{
         app.add_flag("--lazy,!--no-lazy", a->lazy,
                      "free each produced tensor after its last use, as PyTorch frees it (default); --no-lazy keeps "
                      "every output until the next iteration overwrites it");
+        app.add_flag("--profiled-pass,!--no-profiled-pass", a->profiled_pass,
+                     "with a profile: time the ops once more under torch's own profiler, set up as the recorder's, "
+                     "and compare with the profile's durations as recorded (default)");
         app.add_option("--host-gaps", a->host_gaps,
                        "host time between ops: recorded (the traced iteration's gaps, less the instrumentation), "
                        "untraced (the recorded gaps scaled so ops + gaps = meta.json's untraced time), "
