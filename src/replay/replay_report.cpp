@@ -46,6 +46,25 @@ uint64_t minor_page_faults() {
     return uint64_t(u.ru_minflt);
 }
 
+std::string recorded_device(const Trace& trace, const Selection& sel) {
+    std::string device;
+    for (NodeIndex n : sel.ops) {
+        const Node& node = trace.nodes[n.value];
+        for (uint32_t k = 0; k < node.inputs.count; ++k) {
+            const Value& v = trace.values[node.inputs.begin + k];
+            if (v.kind != ValueKind::Tensor || trace.tensor(v).undefined) continue;
+            std::string_view dev = trace.str(trace.tensor(v).device);
+            if (device.empty() || (dev.rfind("cpu", 0) != 0 && !dev.empty())) device = std::string(dev);
+        }
+        if (!device.empty() && device.rfind("cpu", 0) != 0) break;
+    }
+    return device;
+}
+
+bool times_comparable(std::string_view recorded, std::string_view replay_device) {
+    return recorded.empty() || recorded.substr(0, replay_device.size()) == replay_device;
+}
+
 ReplayReport make_report(const Trace& trace, const Replayer& replayer, const ReplaySettings& settings,
                          const std::vector<double>& iteration_ms, const std::optional<RecordingMeta>& meta,
                          const HostGapModel& gaps, uint64_t page_faults, const OpGaps* untraced,
@@ -69,19 +88,8 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
     r.runtime_errors = replayer.runtime_errors();
 
     const bool timed = trace.timing.size() == trace.nodes.size();
-    // The device of the trace: the first accelerator any replayed op touched, else the first device seen.
-    for (NodeIndex n : sel.ops) {
-        const Node& node = trace.nodes[n.value];
-        for (uint32_t k = 0; k < node.inputs.count; ++k) {
-            const Value& v = trace.values[node.inputs.begin + k];
-            if (v.kind != ValueKind::Tensor || trace.tensor(v).undefined) continue;
-            std::string_view dev = trace.str(trace.tensor(v).device);
-            if (r.recorded_device.empty() || (dev.rfind("cpu", 0) != 0 && !dev.empty())) r.recorded_device = std::string(dev);
-        }
-        if (!r.recorded_device.empty() && r.recorded_device.rfind("cpu", 0) != 0) break;
-    }
-    const std::string_view rec = r.recorded_device;
-    r.times_comparable = rec.empty() || rec.substr(0, settings.device.size()) == settings.device;
+    r.recorded_device = recorded_device(trace, sel);
+    r.times_comparable = times_comparable(r.recorded_device, settings.device);
     auto linked = [&](NodeIndex n) { return timed && trace.timing[n.value].linked(); };
 
     // Original iteration time.

@@ -183,6 +183,13 @@ struct ReplayReport {
 // with the replayer's op_us(), the pass given the profiled iteration's faults);
 // `profiled_faults`: op_faults.json, when the recording has one (the
 // profiler's cost is fitted on ops that faulted alike in both kinds of call).
+// The device of the trace: the first accelerator any selected op touched,
+// else the first device seen ("" when none is recorded).
+std::string recorded_device(const Trace& trace, const Selection& sel);
+// Whether times recorded on `recorded` measure what a replay on
+// `replay_device` does (the same kind of device, or unknown).
+bool times_comparable(std::string_view recorded, std::string_view replay_device);
+
 ReplayReport make_report(const Trace& trace, const Replayer& replayer, const ReplaySettings& settings,
                          const std::vector<double>& iteration_ms, const std::optional<RecordingMeta>& meta,
                          const HostGapModel& gaps, uint64_t page_faults, const OpGaps* untraced = nullptr,

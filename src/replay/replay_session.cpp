@@ -287,7 +287,10 @@ SessionResult run_replay_session(const SessionOptions& o) {
     replayer.time_ops(op_passes, gap_per_step);
     // The same pass again under torch's own profiler, compared with the
     // profile as recorded (torch_profiler_pass.h); with the same fresh pages.
-    bool profiled_pass = o.profiled_pass && !trace.timing.empty();
+    // Not for a trace from other hardware (a GPU's on this CPU): its times
+    // do not compare, and the pass would double the per-op timing's cost.
+    bool profiled_pass = o.profiled_pass && !trace.timing.empty() &&
+                         times_comparable(recorded_device(trace, replayer.selection()), o.device);
     if (groups) profiled_pass = every_rank_says(*groups, "mimic/profiled_op_pass", profiled_pass);  // it runs collectives
     // meta.json names the probe's cost when the recorder's profiled calls ran it.
     if (profiled_pass)

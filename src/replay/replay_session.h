@@ -35,7 +35,8 @@ struct SessionOptions {
     // (fresh A/B, twelfth session: 25 passes against 5 were further from the
     // profile on 18 of 24 recordings, 21.2% against 18.1%).
     int op_passes = 5;
-    // With a linked profile: the per-op passes once more under torch's own
+    // With a linked profile recorded on the replay's kind of device (times
+    // that compare): the per-op passes once more under torch's own
     // profiler, compared with the profile's durations as recorded
     // (torch_profiler_pass.h).
     bool profiled_pass = true;

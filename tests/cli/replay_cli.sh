@@ -53,6 +53,13 @@ if [ -f "$LINEAR" ]; then
     fi
     grep -q "field 'untraced_median_ms'" "$TMP/untraced.out" || fail "--host-gaps untraced error: $(cat "$TMP/untraced.out")"
     grep -q "258 of 258 top-level replayed" "$TMP/linear.txt" || fail "text report: coverage line"
+    # With its GPU profile: the times do not compare with this CPU's, and no pass under the profiler runs.
+    if [ -f "$TRACES/pytorch/linear_kineto.json.gz" ]; then
+        "$MIMIC" replay "$LINEAR" --profile "$TRACES/pytorch/linear_kineto.json.gz" --max-ops 40 --warmup 0 --iters 1 \
+            --op-passes 1 --json "$TMP/linear_prof.json" > /dev/null 2>&1 || fail "replay of linear_et with its profile failed"
+        [ "$(json_get "$TMP/linear_prof.json" "not d['times_comparable'] and d['per_op_error_geomean_pct'] is not None and d['per_op_error_geomean_profiled_pct'] is None")" = True ] \
+            || fail "linear: a GPU profile's times were compared under the profiler on CPU"
+    fi
 fi
 
 # 2. An ET with no operator at all: an error exit naming the reason.

@@ -201,8 +201,8 @@ const Registrar registrar{{
                      "free each produced tensor after its last use, as PyTorch frees it (default); --no-lazy keeps "
                      "every output until the next iteration overwrites it");
         app.add_flag("--profiled-pass,!--no-profiled-pass", a->profiled_pass,
-                     "with a profile: time the ops once more under torch's own profiler, set up as the recorder's, "
-                     "and compare with the profile's durations as recorded (default)");
+                     "with a profile of this kind of device: time the ops once more under torch's own profiler, set up "
+                     "as the recorder's, and compare with the profile's durations as recorded (default)");
         app.add_option("--host-gaps", a->host_gaps,
                        "host time between ops: recorded (the traced iteration's gaps, less the instrumentation), "
                        "untraced (the recorded gaps scaled so ops + gaps = meta.json's untraced time), "
