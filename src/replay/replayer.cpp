@@ -528,7 +528,12 @@ void Replayer::time_ops_under_profiler(int passes, const std::vector<double>& ga
         // callback, so its page-fault read at each top-level op's end falls
         // inside the profiler's interval (0.4-0.44 us measured; the profile's
         // durations carry it).
-        if (with_fault_probe && mimic_fault_probe_start() != 0) with_fault_probe = false;  // already on: not ours to stop
+        struct ProbeOn {
+            bool on;
+            ~ProbeOn() {
+                if (on) mimic_fault_probe_stop(nullptr);  // also when a pass throws (a failed collective)
+            }
+        } probe{with_fault_probe && mimic_fault_probe_start() == 0};  // already on: not ours to stop
         run_op_passes(passes, gaps_us, [] { OpIntervalTimer::run_warm_up_ops(); }, [&](size_t s) {
             const int64_t before = profiler_clock_ns();
             const auto t0 = Clock::now();
@@ -541,7 +546,8 @@ void Replayer::time_ops_under_profiler(int passes, const std::vector<double>& ga
             brackets.push_back({&steps_[s].name, before, profiler_clock_ns()});
             bracket_step.push_back(s);
         });
-        if (with_fault_probe) mimic_fault_probe_stop(nullptr);
+        if (probe.on) mimic_fault_probe_stop(nullptr);
+        probe.on = false;
         const std::vector<double> us = match_brackets(brackets, session.finish());
         for (size_t k = 0; k < us.size(); ++k)
             if (us[k] >= 0) samples[bracket_step[k]].push_back(us[k]);
