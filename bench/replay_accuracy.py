@@ -104,13 +104,10 @@ def main():
     summary = collections.defaultdict(list)
     for (w, m), rs in reports.items():
         for ref, key, replay_key, geo_key, weighted_key in REFERENCES:
-            by_name = collections.defaultdict(list)
-            for rep in rs:
-                for row in rep["per_op"]:
-                    # Reports without an untraced pass compare replay_us; without a profiled pass, nothing.
-                    replayed = row.get(replay_key, row["replay_us"] if replay_key == "replay_untraced_pass_us" else 0)
-                    if row.get(key, 0) > 0 and replayed > 0:
-                        by_name[row["name"]].append(math.log(replayed / row[key]))
+            # Reports without an untraced pass compare replay_us; without a profiled pass, nothing.
+            # (Imported here: replay_ab imports this module's replay().)
+            from replay_ab import name_errors  # pylint: disable=import-outside-toplevel
+            by_name = {name: v for (_, name), v in name_errors({w: rs}, key, replay_key).items()}
             systematic = geomean_pct([statistics.median(v) for v in by_name.values()])
             if os.environ.get("VERBOSE"):
                 worst = sorted(by_name.items(), key=lambda kv: -abs(statistics.median(kv[1])))[:8]

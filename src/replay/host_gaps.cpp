@@ -52,10 +52,7 @@ HostGapModel host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, do
 
 double corrected_duration_us(const Trace& trace, NodeIndex op, const std::vector<uint32_t>& sizes, double per_event_us,
                              double probe_us) {
-    return corrected_duration_us(trace, op, per_event_us * double(sizes[op.value] - 1) + probe_us);
-}
-
-double corrected_duration_us(const Trace& trace, NodeIndex op, double instrumentation_us) {
+    const double instrumentation_us = per_event_us * double(sizes[op.value] - 1) + probe_us;
     return std::max(0.0, trace.timing[op.value].typical_duration_us() - instrumentation_us);
 }
 

@@ -78,8 +78,6 @@ HostGapModel host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, do
 // `sizes` from subtree_sizes.
 double corrected_duration_us(const Trace& trace, NodeIndex op, const std::vector<uint32_t>& sizes, double per_event_us,
                              double probe_us = 0);
-// The same, less `instrumentation_us` in all (never below zero).
-double corrected_duration_us(const Trace& trace, NodeIndex op, double instrumentation_us);
 
 // --host-gaps measured: the host time the original spent before each op in
 // untraced calls (op_gaps.json), one gap per op of `ran`. `steps` are all

@@ -40,14 +40,11 @@ double argmin_convex(F cost) {
 }
 
 // The median log ratio of the corrected durations to the untraced ones over
-// the ops in the slowdown's range (all the samples given, long ones too).
-void fit_slowdown(ProfilerCostFit& fit, const std::vector<ProfiledOpSample>& samples) {
+// the ops in the slowdown's range (of the valid samples, long ones too).
+void fit_slowdown(ProfilerCostFit& fit, const std::vector<ProfiledOpSample>& valid) {
     std::vector<double> log_ratios;
-    for (const ProfiledOpSample& s : samples) {
-        if (!std::isfinite(s.profiled_us) || !std::isfinite(s.untraced_us) || !std::isfinite(s.nested_events) ||
-            s.nested_events < 0 || s.untraced_us < kProfilerSlowdownMinUntracedUs ||
-            s.untraced_us >= kProfilerSlowdownSaturationUs)
-            continue;
+    for (const ProfiledOpSample& s : valid) {
+        if (s.untraced_us < kProfilerSlowdownMinUntracedUs || s.untraced_us >= kProfilerSlowdownSaturationUs) continue;
         const double corrected = s.profiled_us - fit.cost_us(s.nested_events);
         if (corrected > 0) log_ratios.push_back(std::log(corrected / s.untraced_us));
     }
@@ -61,17 +58,17 @@ void fit_slowdown(ProfilerCostFit& fit, const std::vector<ProfiledOpSample>& sam
 
 std::optional<ProfilerCostFit> fit_profiler_cost(const std::vector<ProfiledOpSample>& samples,
                                                  double loop_per_event_us) {
-    std::vector<ProfiledOpSample> usable;
+    std::vector<ProfiledOpSample> valid;
     for (const ProfiledOpSample& s : samples)
         if (std::isfinite(s.profiled_us) && std::isfinite(s.untraced_us) && s.profiled_us > 0 && s.untraced_us > 0 &&
             s.nested_events >= 0)
-            usable.push_back(s);
-    if (usable.size() < kMinProfilerFitSamples) return std::nullopt;
+            valid.push_back(s);
+    if (valid.size() < kMinProfilerFitSamples) return std::nullopt;
     // The short ops carry the information: see kProfilerFitMaxUntracedUs.
     std::vector<ProfiledOpSample> short_ops;
-    for (const ProfiledOpSample& s : usable)
+    for (const ProfiledOpSample& s : valid)
         if (s.untraced_us < kProfilerFitMaxUntracedUs) short_ops.push_back(s);
-    if (short_ops.size() >= kMinProfilerFitSamples) usable = std::move(short_ops);
+    const std::vector<ProfiledOpSample>& usable = short_ops.size() >= kMinProfilerFitSamples ? short_ops : valid;
     ProfilerCostFit fit;
     fit.samples = usable.size();
     fit.per_event_fitted = std::any_of(usable.begin(), usable.end(), [](const auto& s) { return s.nested_events > 0; });
@@ -83,7 +80,7 @@ std::optional<ProfilerCostFit> fit_profiler_cost(const std::vector<ProfiledOpSam
     fit.self_us = best_self(usable, fit.per_event_us).first;
     fit.loop_per_event_us = std::max(0.0, loop_per_event_us);
     for (const ProfiledOpSample& s : usable) fit.fitted_nested_max = std::max(fit.fitted_nested_max, s.nested_events);
-    fit_slowdown(fit, samples);
+    fit_slowdown(fit, valid);
     return fit;
 }
 

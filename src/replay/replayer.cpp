@@ -524,30 +524,30 @@ void Replayer::time_ops_under_profiler(int passes, const std::vector<double>& ga
     std::vector<size_t> bracket_step;
     {
         TorchProfilerSession session;
-        // The recorder's fault probe ran in its profiled calls: a global
-        // callback, so its page-fault read at each top-level op's end falls
-        // inside the profiler's interval (0.4-0.44 us measured; the profile's
-        // durations carry it).
-        struct ProbeOn {
-            bool on;
-            ~ProbeOn() {
-                if (on) mimic_fault_probe_stop(nullptr);  // also when a pass throws (a failed collective)
-            }
-        } probe{with_fault_probe && mimic_fault_probe_start() == 0};  // already on: not ours to stop
-        run_op_passes(passes, gaps_us, [] { OpIntervalTimer::run_warm_up_ops(); }, [&](size_t s) {
-            const int64_t before = profiler_clock_ns();
-            const auto t0 = Clock::now();
-            run_paged(s);
-            const double outside_us = us_since(t0);
-            if (steps_[s].collective >= 0) {
-                samples[s].push_back(outside_us);  // on Gloo's threads, as in time_ops
-                return;
-            }
-            brackets.push_back({&steps_[s].name, before, profiler_clock_ns()});
-            bracket_step.push_back(s);
-        });
-        if (probe.on) mimic_fault_probe_stop(nullptr);
-        probe.on = false;
+        {
+            // The recorder's fault probe ran in its profiled calls: a global
+            // callback, so its page-fault read at each top-level op's end falls
+            // inside the profiler's interval (0.4-0.44 us measured; the profile's
+            // durations carry it).
+            struct ProbeOn {
+                bool on;
+                ~ProbeOn() {
+                    if (on) mimic_fault_probe_stop(nullptr);  // also when a pass throws (a failed collective)
+                }
+            } probe{with_fault_probe && mimic_fault_probe_start() == 0};  // already on: not ours to stop
+            run_op_passes(passes, gaps_us, [] { OpIntervalTimer::run_warm_up_ops(); }, [&](size_t s) {
+                const int64_t before = profiler_clock_ns();
+                const auto t0 = Clock::now();
+                run_paged(s);
+                const double outside_us = us_since(t0);
+                if (steps_[s].collective >= 0) {
+                    samples[s].push_back(outside_us);  // on Gloo's threads, as in time_ops
+                    return;
+                }
+                brackets.push_back({&steps_[s].name, before, profiler_clock_ns()});
+                bracket_step.push_back(s);
+            });
+        }
         const std::vector<double> us = match_brackets(brackets, session.finish());
         for (size_t k = 0; k < us.size(); ++k)
             if (us[k] >= 0) samples[bracket_step[k]].push_back(us[k]);
