@@ -1,6 +1,9 @@
 #include "io/et_value_parser.h"
 
+#include <cmath>
 #include <string>
+
+#include "io/chakra_literal.h"
 
 namespace mimic {
 
@@ -18,6 +21,21 @@ bool as_array(const element* e, simdjson::dom::array& out) {
 // Element i of an optional array, or null when either is missing.
 const element* item_of(bool have, simdjson::dom::array list, size_t i, element& storage) {
     return have && list.at(i).get(storage) == simdjson::SUCCESS ? &storage : nullptr;
+}
+
+// A double JSON cannot hold: PyTorch's observer writes a non-finite float
+// argument (masked_fill's -inf in causal attention) as the string "-inf"
+// beside its recorded type "Double". Read as a number, the op replays; read
+// as a string, the schema's Scalar refused it.
+bool get_non_finite(element e, double& out) {
+    std::string_view s;
+    if (e.get_string().get(s) != simdjson::SUCCESS) return false;
+    LiteralCursor cursor;
+    cursor.reset(s);
+    Scalar v;
+    if (!cursor.read_scalar(v) || v.kind != LiteralKind::Double || cursor.peek() != '\0' || std::isfinite(v.d)) return false;
+    out = v.d;
+    return true;
 }
 
 // Integers in traces are ids and sizes; some writers emit them as unsigned.
@@ -137,7 +155,8 @@ void EtValueParser::parse_value(uint32_t slot, element value, StrId type, const 
         case ValueKind::Double: {
             double d;
             int64_t i;
-            if (value.get_double().get(d) == simdjson::SUCCESS || (get_integer(value, i) && ((d = double(i)), true))) {
+            if (value.get_double().get(d) == simdjson::SUCCESS || (get_integer(value, i) && ((d = double(i)), true)) ||
+                get_non_finite(value, d)) {
                 out.kind = ValueKind::Double;
                 out.payload.d = d;
                 trace_.values[slot] = out;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <cmath>
 #include <fstream>
 
 #include "io/trace_loader.h"
@@ -186,6 +187,35 @@ TEST(EtReaderBadInput, NonUtf8) {
     std::string node = kGoodNode;
     node.replace(node.find("aten::relu"), 4, "\xff\xfe\xfd\xfc");
     expect_error(write_file("utf8.json", et_with(node)), {"utf8.json", "UTF"});
+}
+
+// PyTorch 1.13's observer wrote a causal mask's fill value, float("-inf"),
+// as the string "-inf" with the type "Double" (a GPT-style model recorded
+// here): it is read as the double it was, and other strings stay strings.
+TEST(EtReader, NonFiniteDoubleWrittenAsString) {
+    const std::string node =
+        R"J({"name": "aten::masked_fill", "id": 5, "rf_id": 1, "parent": 1, "fw_parent": 0, "seq_id": -1, "scope": 0,)J"
+        R"J( "tid": 1, "fw_tid": 0, "op_schema": "aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",)J"
+        R"J( "inputs": [[6,7,0,4,4,"cpu"],[8,9,0,4,1,"cpu"],"-inf","nan","inf","-Infinity","tanh","1e5x"],)J"
+        R"J( "input_shapes": [[2,2],[2,2],[],[],[],[],[],[]],)J"
+        R"J( "input_types": ["Tensor(float)","Tensor(bool)","Double","Double","Double","Double","Double","Double"],)J"
+        R"J( "outputs": [], "output_shapes": [], "output_types": []})J";
+    Trace t = load_trace(write_file("nonfinite.json", et_with(std::string(kFlatRoot) + "," + node)));
+    const Node& n = t.nodes[t.find(NodeId(5)).value];
+    ASSERT_EQ(n.inputs.count, 8u);
+    const Value& minus_inf = *t.value_ptr(n.inputs, 2);
+    ASSERT_EQ(minus_inf.kind, ValueKind::Double);
+    EXPECT_TRUE(std::isinf(minus_inf.payload.d) && minus_inf.payload.d < 0);
+    ASSERT_EQ(t.value_ptr(n.inputs, 3)->kind, ValueKind::Double);
+    EXPECT_TRUE(std::isnan(t.value_ptr(n.inputs, 3)->payload.d));
+    ASSERT_EQ(t.value_ptr(n.inputs, 4)->kind, ValueKind::Double);
+    EXPECT_GT(t.value_ptr(n.inputs, 4)->payload.d, 0);
+    EXPECT_TRUE(std::isinf(t.value_ptr(n.inputs, 4)->payload.d));
+    ASSERT_EQ(t.value_ptr(n.inputs, 5)->kind, ValueKind::Double);
+    EXPECT_LT(t.value_ptr(n.inputs, 5)->payload.d, 0);
+    // Not a non-finite number: kept as the string the trace holds.
+    EXPECT_EQ(t.value_ptr(n.inputs, 6)->kind, ValueKind::String);
+    EXPECT_EQ(t.value_ptr(n.inputs, 7)->kind, ValueKind::String);
 }
 
 TEST(EtReaderBadInput, WrongFieldTypeNamesNodeAndField) {
