@@ -1,0 +1,207 @@
+"""Training steps mimic's built-in workloads do not cover, for bench/replay_heldout.py.
+
+Each function returns a step callable, as `mimic record --script bench/heldout_models.py:NAME`
+wants. They are here to check that the replay holds on models it was not tuned on: the op mix
+(depthwise and transposed convs, LSTM, GRU cells unrolled in Python, causal attention with a
+-inf mask, layer and group norm, GELU, SiLU, interpolate, label smoothing, gradient clipping)
+and the optimizers (SGD with weight decay, Adam, AdamW, RMSprop, Adagrad) differ from the
+built-in workloads' (python/mimic_record/workloads). Sizes keep each step at 5-70 ms on one core.
+"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)  # the same weights and data in every recording
+
+
+class Basic(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.c1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.b1 = nn.BatchNorm2d(cout)
+        self.c2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.b2 = nn.BatchNorm2d(cout)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = F.relu(self.b1(self.c1(x)), inplace=True)
+        y = self.b2(self.c2(y))
+        return F.relu(y + (self.down(x) if self.down is not None else x))
+
+
+def resnet18():
+    w = 16
+    layers = [nn.Conv2d(3, w, 7, 2, 3, bias=False), nn.BatchNorm2d(w), nn.ReLU(inplace=True), nn.MaxPool2d(3, 2, 1)]
+    cin = w
+    for i, c in enumerate([w, 2 * w, 4 * w, 8 * w]):
+        layers += [Basic(cin, c, 1 if i == 0 else 2), Basic(c, c, 1)]
+        cin = c
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(cin, 100)]
+    model = nn.Sequential(*layers)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=1e-4)
+    x = torch.randn(8, 3, 64, 64)
+    y = torch.randint(0, 100, (8,))
+
+    def step():
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+    return step
+
+
+class InvRes(nn.Module):
+    def __init__(self, cin, cout, stride, expand):
+        super().__init__()
+        h = cin * expand
+        self.use_res = stride == 1 and cin == cout
+        self.body = nn.Sequential(
+            nn.Conv2d(cin, h, 1, bias=False), nn.BatchNorm2d(h), nn.ReLU6(inplace=True),
+            nn.Conv2d(h, h, 3, stride, 1, groups=h, bias=False), nn.BatchNorm2d(h), nn.ReLU6(inplace=True),
+            nn.Conv2d(h, cout, 1, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        return x + self.body(x) if self.use_res else self.body(x)
+
+
+def mobilenet():
+    layers = [nn.Conv2d(3, 16, 3, 2, 1, bias=False), nn.BatchNorm2d(16), nn.Hardswish()]
+    cfg = [(16, 16, 1, 1), (16, 24, 2, 4), (24, 24, 1, 4), (24, 40, 2, 4), (40, 40, 1, 4), (40, 80, 2, 4)]
+    for cin, cout, s, e in cfg:
+        layers.append(InvRes(cin, cout, s, e))
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(80, 10)]
+    model = nn.Sequential(*layers)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    x = torch.randn(8, 3, 64, 64)
+    y = torch.randint(0, 10, (8,))
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(model(x), y, label_smoothing=0.1)
+        loss.backward()
+        opt.step()
+    return step
+
+
+class Block(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.ln2 = nn.LayerNorm(d)
+        self.fc = nn.Linear(d, 4 * d)
+        self.out = nn.Linear(4 * d, d)
+        self.heads = heads
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
+        q = q.view(b, t, self.heads, d // self.heads).transpose(1, 2)
+        k = k.view(b, t, self.heads, d // self.heads).transpose(1, 2)
+        v = v.view(b, t, self.heads, d // self.heads).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / (d // self.heads) ** 0.5)
+        mask = torch.ones(t, t, dtype=torch.bool).tril()
+        att = att.masked_fill(~mask, float("-inf"))
+        att = self.drop(F.softmax(att, dim=-1))
+        y = (att @ v).transpose(1, 2).contiguous().view(b, t, d)
+        x = x + self.proj(y)
+        return x + self.drop(self.out(F.gelu(self.fc(self.ln2(x)))))
+
+
+def gpt():
+    vocab, d, t = 500, 64, 32
+    emb = nn.Embedding(vocab, d)
+    pos = nn.Parameter(torch.zeros(1, t, d))
+    blocks = nn.Sequential(*[Block(d, 4) for _ in range(2)])
+    head = nn.Linear(d, vocab, bias=False)
+    lnf = nn.LayerNorm(d)
+    params = list(emb.parameters()) + [pos] + list(blocks.parameters()) + list(head.parameters()) + list(lnf.parameters())
+    opt = torch.optim.AdamW(params, lr=3e-4)
+    idx = torch.randint(0, vocab, (4, t))
+    tgt = torch.randint(0, vocab, (4, t))
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        x = emb(idx) + pos
+        logits = head(lnf(blocks(x)))
+        loss = F.cross_entropy(logits.view(-1, vocab), tgt.view(-1))
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        opt.step()
+    return step
+
+
+def lstm_lm():
+    vocab, d = 1000, 128
+    emb = nn.Embedding(vocab, d)
+    rnn = nn.LSTM(d, d, num_layers=2, batch_first=True)
+    head = nn.Linear(d, vocab)
+    params = list(emb.parameters()) + list(rnn.parameters()) + list(head.parameters())
+    opt = torch.optim.SGD(params, lr=0.1)
+    idx = torch.randint(0, vocab, (8, 20))
+    tgt = torch.randint(0, vocab, (8, 20))
+
+    def step():
+        opt.zero_grad()
+        out, _ = rnn(emb(idx))
+        loss = F.cross_entropy(head(out).reshape(-1, vocab), tgt.reshape(-1))
+        loss.backward()
+        opt.step()
+    return step
+
+
+def gru_seq():
+    # A GRU cell unrolled by hand: many small ops, as a hand-written RNN has.
+    d = 64
+    cell = nn.GRUCell(d, d)
+    head = nn.Linear(d, 1)
+    opt = torch.optim.RMSprop(list(cell.parameters()) + list(head.parameters()), lr=1e-3)
+    xs = torch.randn(16, 12, d)
+    y = torch.randn(16, 1)
+
+    def step():
+        opt.zero_grad()
+        h = torch.zeros(16, d)
+        for t in range(xs.shape[1]):
+            h = cell(xs[:, t], h)
+        loss = F.mse_loss(head(h), y)
+        loss.backward()
+        opt.step()
+    return step
+
+
+def unet():
+    # Encoder-decoder with transposed convs, interpolate, cat, group norm, sigmoid + BCE.
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.e1 = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.GroupNorm(4, 16), nn.SiLU())
+            self.e2 = nn.Sequential(nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.GroupNorm(4, 32), nn.SiLU())
+            self.up = nn.ConvTranspose2d(32, 16, 2, stride=2)
+            self.d1 = nn.Sequential(nn.Conv2d(32, 16, 3, padding=1), nn.LeakyReLU(0.1))
+            self.out = nn.Conv2d(16, 1, 1)
+
+        def forward(self, x):
+            a = self.e1(x)
+            b = self.e2(a)
+            u = self.up(b) + F.interpolate(b[:, :16], scale_factor=2, mode="bilinear", align_corners=False)
+            return self.out(self.d1(torch.cat([a, u], dim=1)))
+
+    model = Net()
+    opt = torch.optim.Adagrad(model.parameters(), lr=1e-2)
+    x = torch.randn(4, 1, 32, 32)
+    y = (torch.rand(4, 1, 32, 32) > 0.5).float()
+
+    def step():
+        opt.zero_grad()
+        loss = F.binary_cross_entropy_with_logits(model(x), y)
+        loss.backward()
+        opt.step()
+    return step
+
+
+MODELS = ["resnet18", "mobilenet", "gpt", "lstm_lm", "gru_seq", "unet"]
