@@ -14,6 +14,20 @@ import torch.nn.functional as F
 torch.manual_seed(0)  # the same weights and data in every recording
 
 
+def training_step(opt, loss_of, set_to_none=False, before_step=None):
+    """A step callable: zero the gradients, loss_of() (the forward and the loss), backward,
+    before_step() if given (gradient clipping), the optimizer's step."""
+
+    def step():
+        opt.zero_grad(set_to_none=set_to_none)
+        loss = loss_of()
+        loss.backward()
+        if before_step is not None:
+            before_step()
+        opt.step()
+    return step
+
+
 class Basic(nn.Module):
     def __init__(self, cin, cout, stride):
         super().__init__()
@@ -44,12 +58,7 @@ def resnet18():
     x = torch.randn(8, 3, 64, 64)
     y = torch.randint(0, 100, (8,))
 
-    def step():
-        opt.zero_grad()
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-    return step
+    return training_step(opt, lambda: F.cross_entropy(model(x), y))
 
 
 class InvRes(nn.Module):
@@ -77,12 +86,7 @@ def mobilenet():
     x = torch.randn(8, 3, 64, 64)
     y = torch.randint(0, 10, (8,))
 
-    def step():
-        opt.zero_grad(set_to_none=True)
-        loss = F.cross_entropy(model(x), y, label_smoothing=0.1)
-        loss.backward()
-        opt.step()
-    return step
+    return training_step(opt, lambda: F.cross_entropy(model(x), y, label_smoothing=0.1), set_to_none=True)
 
 
 class Block(nn.Module):
@@ -124,15 +128,10 @@ def gpt():
     idx = torch.randint(0, vocab, (4, t))
     tgt = torch.randint(0, vocab, (4, t))
 
-    def step():
-        opt.zero_grad(set_to_none=True)
-        x = emb(idx) + pos
-        logits = head(lnf(blocks(x)))
-        loss = F.cross_entropy(logits.view(-1, vocab), tgt.view(-1))
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, 1.0)
-        opt.step()
-    return step
+    def loss_of():
+        logits = head(lnf(blocks(emb(idx) + pos)))
+        return F.cross_entropy(logits.view(-1, vocab), tgt.view(-1))
+    return training_step(opt, loss_of, set_to_none=True, before_step=lambda: torch.nn.utils.clip_grad_norm_(params, 1.0))
 
 
 def lstm_lm():
@@ -145,13 +144,10 @@ def lstm_lm():
     idx = torch.randint(0, vocab, (8, 20))
     tgt = torch.randint(0, vocab, (8, 20))
 
-    def step():
-        opt.zero_grad()
+    def loss_of():
         out, _ = rnn(emb(idx))
-        loss = F.cross_entropy(head(out).reshape(-1, vocab), tgt.reshape(-1))
-        loss.backward()
-        opt.step()
-    return step
+        return F.cross_entropy(head(out).reshape(-1, vocab), tgt.reshape(-1))
+    return training_step(opt, loss_of)
 
 
 def gru_seq():
@@ -163,15 +159,12 @@ def gru_seq():
     xs = torch.randn(16, 12, d)
     y = torch.randn(16, 1)
 
-    def step():
-        opt.zero_grad()
+    def loss_of():
         h = torch.zeros(16, d)
         for t in range(xs.shape[1]):
             h = cell(xs[:, t], h)
-        loss = F.mse_loss(head(h), y)
-        loss.backward()
-        opt.step()
-    return step
+        return F.mse_loss(head(h), y)
+    return training_step(opt, loss_of)
 
 
 def unet():
@@ -196,12 +189,7 @@ def unet():
     x = torch.randn(4, 1, 32, 32)
     y = (torch.rand(4, 1, 32, 32) > 0.5).float()
 
-    def step():
-        opt.zero_grad()
-        loss = F.binary_cross_entropy_with_logits(model(x), y)
-        loss.backward()
-        opt.step()
-    return step
+    return training_step(opt, lambda: F.binary_cross_entropy_with_logits(model(x), y))
 
 
 MODELS = ["resnet18", "mobilenet", "gpt", "lstm_lm", "gru_seq", "unet"]
