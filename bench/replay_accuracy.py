@@ -56,10 +56,11 @@ def record(mimic, workload, out):
     subprocess.run([mimic, "record", "--workload", workload, "--out", out, "--force"] + os.environ.get("RECORD_ARGS", "").split(), check=True, capture_output=True, text=True)
 
 
-def replay(mimic, rec, mode, iters):
+def replay(mimic, rec, mode, iters, extra_args=()):
     gaps, faults = mode.split(":")
     out = subprocess.run([mimic, "replay", rec, "--host-gaps", gaps, "--page-faults", faults, "--warmup", "2",
-                          "--iters", str(iters), "--json", "-"], check=True, capture_output=True, text=True).stdout
+                          "--iters", str(iters), "--json", "-"] + list(extra_args),
+                         check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
 
@@ -67,6 +68,12 @@ def geomean_pct(log_errors):
     if not log_errors:
         return float("nan")
     return (math.exp(sum(abs(e) for e in log_errors) / len(log_errors)) - 1) * 100
+
+
+def geomean_abs(values, floor=0.01):
+    """The geometric mean of |v| over values, each taken as at least `floor` (one near 0 would
+    pull the mean to 0)."""
+    return math.exp(statistics.mean(math.log(max(abs(v), floor)) for v in values))
 
 
 def median_or_nan(values):
@@ -153,11 +160,11 @@ def main():
     original_against("another recording's as recorded", "geometric mean over op names, median over pairs of rounds",
                      lambda rs: between_recordings(rs, "profile_raw_us"))
     for (m, ref), values in summary.items():
-        geo = math.exp(statistics.mean(math.log(max(g, 0.01)) for g, _ in values))
-        sys_ = math.exp(statistics.mean(math.log(max(s, 0.01)) for _, s in values))
+        geo = geomean_abs(g for g, _ in values)
+        sys_ = geomean_abs(s for _, s in values)
         print(f"geometric mean over workloads, {m:18} vs {ref:9}: per-op {geo:.1f}%, systematic {sys_:.1f}%")
     for m, errors in e2e_by_mode.items():
-        g = math.exp(statistics.mean(math.log(max(abs(e), 0.01)) for e in errors))
+        g = geomean_abs(errors)
         # The geometric mean of |error| is the issue's measure; an error near 0 pulls it down
         # (each is taken as at least 0.01%), so the plain mean and the worst are printed too.
         print(f"over workloads, {m:18}: end-to-end |error| geometric mean {g:.1f}%, mean "
