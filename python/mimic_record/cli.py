@@ -49,7 +49,10 @@ def _parser():
     p.add_argument("--iters", type=int, default=10, help="timed untraced iterations (default 10)")
     p.add_argument("--profiled-iters", type=int, default=5,
                    help="iterations under the profiler, the first the ET's; a replay compares each op with "
-                        "its median over them (default 5, 1 to 50)")
+                        "its median over them (default 5 per session, 1 to 50)")
+    p.add_argument("--profiled-sessions", type=int, default=3,
+                   help="profiler sessions of --profiled-iters iterations each, pooled in profile.json: "
+                        "one session's per-op medians move with its state (default 3, 1 to 10)")
     p.add_argument("--seed", type=int, default=0, help="seed of built-in workloads (default 0)")
     p.add_argument("--threads", type=int, default=0, help="torch intra-op threads (default: torch's)")
     p.add_argument("--label", help="record_function label of the traced iteration "
@@ -147,7 +150,8 @@ def _record_here(args, out_dir, rank=None, world_size=None):
         extra = {"workload_description": module.DESCRIPTION, "seed": args.seed}
     try:
         record_step(step, out_dir, warmup=warmup, iters=args.iters, workload=name,
-                    label=args.label, extra_meta=extra, profiled_iters=args.profiled_iters)
+                    label=args.label, extra_meta=extra, profiled_iters=args.profiled_iters,
+                    profiled_sessions=args.profiled_sessions)
         if args.pace:  # the recording is complete: this process, as it is now, is the original
             from .paced import serve_paced
             serve_paced(step, args.pace, rank or 0, warmup=0, out_dir=out_dir)
@@ -162,6 +166,7 @@ def _rank_args(args, out_dir):
     def build(rank):
         a = ["--out", os.path.join(out_dir, f"rank{rank}"), "--warmup", str(args.warmup),
              "--iters", str(args.iters), "--profiled-iters", str(args.profiled_iters),
+             "--profiled-sessions", str(args.profiled_sessions),
              "--seed", str(args.seed), "--threads", str(args.threads),
              "--timeout", str(args.timeout)]
         a += ["--workload", args.workload] if args.workload else ["--script", args.script]
@@ -210,8 +215,10 @@ def main(argv=None):
     if not args.out:
         print("mimic_record: error: --out DIR is required", file=sys.stderr)
         return EXIT_USAGE
-    if args.warmup < 0 or args.iters < 1 or args.nproc < 0 or not 1 <= args.profiled_iters <= 50:
-        print("mimic_record: error: need --warmup >= 0, --iters >= 1, --profiled-iters 1 to 50, --nproc >= 0",
+    if (args.warmup < 0 or args.iters < 1 or args.nproc < 0 or not 1 <= args.profiled_iters <= 50
+            or not 1 <= args.profiled_sessions <= 10):
+        print("mimic_record: error: need --warmup >= 0, --iters >= 1, --profiled-iters 1 to 50, "
+              "--profiled-sessions 1 to 10, --nproc >= 0",
               file=sys.stderr)
         return EXIT_USAGE
     try:

@@ -91,52 +91,71 @@ class PreciseTimes:
             return event.start_us(), event.duration_us()
         return round(ns[0] / 1000, 3), round(ns[1] / 1000, 3)
 
+    def merged(self, other):
+        """These times and another session's (whose correlation ids differ)."""
+        self._ops.update(other._ops)
+        for key, queue in other._memory.items():
+            self._memory[key].extend(queue)
+        return self
+
     def memory_ts(self, event):
         queue = self._memory.get((event.start_thread_id(), event.start_us(), event.nbytes()))
         return round(queue.popleft() / 1000, 3) if queue else event.start_us()
 
 
-def build_trace(events, rf_ids, pid, workload, times=None):
-    """The Chrome trace dict. rf_ids: {(tid, correlation_id): rf_id} from align.link_rf_ids;
-    times: PreciseTimes, else the events' whole microseconds."""
+def _add_event(trace_events, e, index, rf_ids, pid, times, net_allocated_bytes, peak_net_allocated_bytes):
+    """Appends profiler event `e` as a Chrome trace event; returns the session's net allocated
+    bytes and their peak after it."""
+    tid = e.start_thread_id()
+    if _is_memory(e):
+        net_allocated_bytes += e.nbytes()
+        trace_events.append({
+            "ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]",
+            "pid": pid, "tid": tid, "ts": times.memory_ts(e) if times else e.start_us(),
+            "args": {"Device Type": 0, "Device Id": -1, "Bytes": e.nbytes(),
+                     # allocated minus freed since the profiler started, not the allocator total
+                     "Net Allocated Since Start": net_allocated_bytes},
+        })
+        return net_allocated_bytes, max(peak_net_allocated_bytes, net_allocated_bytes)
+    corr = e.correlation_id()
+    args = {"External id": corr}
+    rf_id = rf_ids.get((tid, corr))
+    if rf_id is not None:
+        args["Record function id"] = rf_id
+    args["Ev Idx"] = index
+    if e.sequence_nr() >= 0:
+        args["Fwd thread id"] = e.fwd_thread_id()
+        args["Sequence number"] = e.sequence_nr()
+    shapes = e.shapes()
+    if shapes:
+        args["Input Dims"] = [list(s) for s in shapes]
+        args["Input type"] = list(e.dtypes())
+    ts, dur = times.op(e) if times else (e.start_us(), e.duration_us())
+    trace_events.append({
+        "ph": "X",
+        "cat": "user_annotation" if _scope(e) == _USER_SCOPE else "cpu_op",
+        "name": e.name(), "pid": pid, "tid": tid,
+        "ts": ts, "dur": dur, "args": args,
+    })
+    return net_allocated_bytes, peak_net_allocated_bytes
+
+
+def build_trace(sessions, rf_ids, pid, workload, times=None):
+    """The Chrome trace dict of one or more profiler sessions' events (a list of event lists).
+    rf_ids: {(tid, correlation_id): rf_id} from align.link_rf_ids; times: PreciseTimes, else the
+    events' whole microseconds."""
     trace_events = []
-    net_allocated_bytes = 0
     peak_net_allocated_bytes = 0
     threads = set()
-    for index, e in enumerate(events):
-        tid = e.start_thread_id()
-        threads.add(tid)
-        if _is_memory(e):
-            net_allocated_bytes += e.nbytes()
-            peak_net_allocated_bytes = max(peak_net_allocated_bytes, net_allocated_bytes)
-            trace_events.append({
-                "ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]",
-                "pid": pid, "tid": tid, "ts": times.memory_ts(e) if times else e.start_us(),
-                "args": {"Device Type": 0, "Device Id": -1, "Bytes": e.nbytes(),
-                         # allocated minus freed since the profiler started, not the allocator total
-                         "Net Allocated Since Start": net_allocated_bytes},
-            })
-            continue
-        corr = e.correlation_id()
-        args = {"External id": corr}
-        rf_id = rf_ids.get((tid, corr))
-        if rf_id is not None:
-            args["Record function id"] = rf_id
-        args["Ev Idx"] = index
-        if e.sequence_nr() >= 0:
-            args["Fwd thread id"] = e.fwd_thread_id()
-            args["Sequence number"] = e.sequence_nr()
-        shapes = e.shapes()
-        if shapes:
-            args["Input Dims"] = [list(s) for s in shapes]
-            args["Input type"] = list(e.dtypes())
-        ts, dur = times.op(e) if times else (e.start_us(), e.duration_us())
-        trace_events.append({
-            "ph": "X",
-            "cat": "user_annotation" if _scope(e) == _USER_SCOPE else "cpu_op",
-            "name": e.name(), "pid": pid, "tid": tid,
-            "ts": ts, "dur": dur, "args": args,
-        })
+    index = -1
+    for events in sessions:
+        # "Net Allocated Since Start" counts from each session's start, as each profiler's would.
+        net_allocated_bytes = 0
+        for e in events:
+            index += 1
+            net_allocated_bytes, peak_net_allocated_bytes = _add_event(
+                trace_events, e, index, rf_ids, pid, times, net_allocated_bytes, peak_net_allocated_bytes)
+            threads.add(e.start_thread_id())
     trace_events.sort(key=lambda ev: (ev["ts"], -ev.get("dur", 0)))
     trace_events.append({"name": "process_name", "ph": "M", "ts": 0, "pid": pid, "tid": 0,
                          "args": {"name": f"mimic_record {workload}"}})
@@ -153,12 +172,20 @@ def build_trace(events, rf_ids, pid, workload, times=None):
     return trace, peak_net_allocated_bytes
 
 
-def write_profile(prof, et_doc, path, workload):
-    """Writes profile.json for a finished torch.profiler.profile; returns (rf_id link report, peak bytes)."""
-    events = list(prof.profiler.kineto_results.events())
+def write_profile(sessions, et_doc, path, workload):
+    """Writes profile.json for finished torch.profiler.profile sessions, their events in one trace
+    (the ET was recorded over the first session's first call, and is linked to that session);
+    returns (rf_id link report, the largest session's peak bytes)."""
+    events, times = [], PreciseTimes({})
+    for prof in sessions:
+        # Correlation ids go on counting from one session to the next (a process-wide counter),
+        # so (thread, correlation id) names one event across the sessions.
+        events.append(list(prof.profiler.kineto_results.events()))
+        session_times = PreciseTimes.of(prof)
+        times = times.merged(session_times) if times is not None and session_times is not None else None
     from .et_observer import et_ops
-    rf_ids, report = link_rf_ids(et_ops(et_doc), profile_ops(events))
-    trace, peak = build_trace(events, rf_ids, os.getpid(), workload, PreciseTimes.of(prof))
+    rf_ids, report = link_rf_ids(et_ops(et_doc), profile_ops(events[0]))
+    trace, peak = build_trace(events, rf_ids, os.getpid(), workload, times)
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(trace, f, separators=(",", ":"))

@@ -4,7 +4,8 @@ The sequence, for a step callable `step_fn` (one full training iteration):
 1. `warmup` untimed calls (allocator, caches, lazy init; DDP builds its buckets here);
 2. `iters` timed, untraced calls: the ground truth a replay is judged against; then, with the
    probe, GAP_CALLS more untraced calls timing each top-level op (op_gaps.json, fault_probe.py);
-3. `profiled_iters` (default PROFILED_CALLS) calls under the profiler alone (record_shapes, profile_memory), one
+3. `profiled_sessions` (default PROFILED_SESSIONS) profiler sessions of `profiled_iters` (default
+   PROFILED_CALLS) calls each under the profiler alone (record_shapes, profile_memory), one
    ProfilerStep each: the timing of profile.json, with the page-fault probe counting each
    top-level op's faults (op_faults.json: per op, the median over the calls; fault_probe.py);
 4. one call under the ET observer alone: the operators, tensors and structure of et.json.gz.
@@ -39,7 +40,9 @@ META_SCHEMA_VERSION = 1
 ET_FILE = "et.json.gz"
 PROFILE_FILE = "profile.json"
 META_FILE = "meta.json"
-PROFILED_CALLS = 5  # default profiled iterations in profile.json (per-op medians: one call is a noisy reference)
+PROFILED_CALLS = 5  # default profiled iterations per session (per-op medians: one call is a noisy reference)
+PROFILED_SESSIONS = 3  # default profiler sessions, their calls pooled in profile.json (one session's medians are noisy too)
+_CALLS_BETWEEN_SESSIONS = 2  # untraced calls before each later session, as the gap calls come before the first
 GAP_CALLS = 5  # untraced calls timed per top-level op for op_gaps.json (medians: one preempted call must not count)
 _DISTURBED_SPREAD = 1.25  # slowest / fastest profiled call beyond which the session is profiled again
 _PROFILE_ATTEMPTS = 3  # profiled sessions at most; the steadiest is kept
@@ -104,18 +107,75 @@ def _count_ops(et_doc):
     return sum(1 for n in et_doc["nodes"] if n.get("op_schema") or n.get("name", "").startswith("aten::"))
 
 
+def _profiled_session(step_fn, labels, probe, out_dir, first_index, settle):
+    """One torch.profiler session of len(labels) calls, each inside its label; returns
+    (prof, the probe's records per call, ms per call)."""
+    probe_calls, profiled_ms = [], []
+    with profile(activities=[ProfilerActivity.CPU], record_shapes=True, profile_memory=True) as prof:
+        for k, step_label in enumerate(labels):
+            if k:
+                # As between the untraced calls: no gc.collect() here, whose walk over the
+                # heap left the next call's first ops cold (mlp's gradient zero_: 7 us, not 3).
+                _barrier()
+            _sync()
+            start = time.perf_counter_ns()
+            # The probe first: the label's record_function makes ops of its own (a zeros
+            # before the label, an empty inside it) that the ET has, and pairing the probe's
+            # ops with the ET's by name took the step's first zeros and empty for those.
+            partial = os.path.join(out_dir, f".op_faults.{first_index + k}.tsv.partial")
+            with fault_probe.probing(probe, partial) as records, record_function(step_label):
+                step_fn()
+            _sync()
+            profiled_ms.append((time.perf_counter_ns() - start) / 1e6)
+            probe_calls.append(records)
+        if settle:
+            # Gloo ends a collective's `gloo:*` record function on its worker thread from a
+            # future callback that can run after the caller's wait() returned.
+            time.sleep(_SETTLE_S)
+    return prof, probe_calls, profiled_ms
+
+
+def _steady_profiled_session(step_fn, labels, probe, out_dir, first_index, settle, workload, log):
+    """A profiled session whose calls took alike, profiled again (at most _PROFILE_ATTEMPTS
+    times) when they did not; returns (spread, prof, probe records per call, ms per call,
+    attempt) of the steadiest one, and the attempts run."""
+    best = None
+    for attempt in range(1, _PROFILE_ATTEMPTS + 1):
+        gc.collect()
+        _barrier()
+        prof, probe_calls, profiled_ms = _profiled_session(step_fn, labels, probe, out_dir, first_index, settle)
+        spread = max(profiled_ms) / min(profiled_ms) if min(profiled_ms) > 0 else 1.0
+        if best is None or spread < best[0]:
+            best = (spread, prof, probe_calls, profiled_ms, attempt)
+        # Calls of one step under one profiler take alike (within 3-6% on mlp and transformer,
+        # 8-17% on cnn and dlrm, whose calls take unalike page faults); a session where they
+        # do not was disturbed, and its per-op medians with it: measured on mlp, three of five
+        # calls took 37-41 ms against 25 (24 untraced), every op in them 1.3-8x slower. Every
+        # rank profiles again if one saw that (the calls meet at barriers).
+        if not _any_rank(spread > _DISTURBED_SPREAD) or attempt == _PROFILE_ATTEMPTS:
+            break
+        log(f"mimic_record: {workload}: the profiled calls took {min(profiled_ms):.2f} to "
+            f"{max(profiled_ms):.2f} ms: disturbed, profiling again ({attempt + 1}/{_PROFILE_ATTEMPTS})")
+    return best, attempt
+
+
 def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=None,
-                extra_meta=None, log=print, profiled_iters=PROFILED_CALLS):
+                extra_meta=None, log=print, profiled_iters=PROFILED_CALLS, profiled_sessions=PROFILED_SESSIONS):
     """Records `step_fn` into out_dir (created if missing); returns the meta.json dict.
 
     step_fn: a callable running one training iteration (forward, loss, backward, optimizer).
     warmup, iters: untimed and timed untraced iterations before the traced one.
     label: the record_function label of the traced iteration (default ProfilerStep#<index>).
-    profiled_iters: iterations under the profiler (the first the ET's; per-op medians over them).
+    profiled_iters: iterations under each profiler session (the first the ET's; per-op medians over them).
+    profiled_sessions: profiler sessions, their iterations pooled in profile.json (1 on a Kineto
+        build, whose own export writes one session's trace).
     """
-    if warmup < 0 or iters < 1 or profiled_iters < 1:
-        raise ValueError(f"need warmup >= 0, iters >= 1 and profiled_iters >= 1, got warmup={warmup} "
-                         f"iters={iters} profiled_iters={profiled_iters}")
+    if warmup < 0 or iters < 1 or profiled_iters < 1 or profiled_sessions < 1:
+        raise ValueError(f"need warmup >= 0, iters >= 1, profiled_iters >= 1 and profiled_sessions >= 1, got "
+                         f"warmup={warmup} iters={iters} profiled_iters={profiled_iters} "
+                         f"profiled_sessions={profiled_sessions}")
+    if torch.autograd.kineto_available():
+        profiled_sessions = 1  # export_chrome_trace writes one session; merging Kineto's files is not verified
     os.makedirs(out_dir, exist_ok=True)
     out_dir = os.path.abspath(out_dir)
 
@@ -165,47 +225,28 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
     # (measured here: a step's per-op times differ from the median of nine others by 7-14%
     # geometric mean, and the first call under a fresh profiler pays for cold instrumentation),
     # so a replay compares with each op's median over the calls (link/iteration_repeats.h).
-    # The ET is recorded over the first call's label and linked to that call.
-    best = None  # (spread, prof, probe_calls, profiled_ms, attempt) of the steadiest session
-    for attempt in range(1, _PROFILE_ATTEMPTS + 1):
-        gc.collect()
-        _barrier()
-        probe_calls, profiled_ms = [], []
-        with profile(activities=[ProfilerActivity.CPU], record_shapes=True, profile_memory=True) as prof:
-            for k, step_label in enumerate(profiled_labels(label, profiled_iters)):
-                if k:
-                    # As between the untraced calls: no gc.collect() here, whose walk over the
-                    # heap left the next call's first ops cold (mlp's gradient zero_: 7 us, not 3).
-                    _barrier()
-                _sync()
-                start = time.perf_counter_ns()
-                # The probe first: the label's record_function makes ops of its own (a zeros
-                # before the label, an empty inside it) that the ET has, and pairing the probe's
-                # ops with the ET's by name took the step's first zeros and empty for those.
-                with fault_probe.probing(probe, os.path.join(out_dir, f".op_faults.{k}.tsv.partial")) as records, \
-                        record_function(step_label):
-                    step_fn()
-                _sync()
-                profiled_ms.append((time.perf_counter_ns() - start) / 1e6)
-                probe_calls.append(records)
-            if settle:
-                # Gloo ends a collective's `gloo:*` record function on its worker thread from a
-                # future callback that can run after the caller's wait() returned.
-                time.sleep(_SETTLE_S)
-        spread = max(profiled_ms) / min(profiled_ms) if min(profiled_ms) > 0 else 1.0
-        if best is None or spread < best[0]:
-            best = (spread, prof, probe_calls, profiled_ms, attempt)
-        # Calls of one step under one profiler take alike (within 3-6% on mlp and transformer,
-        # 8-17% on cnn and dlrm, whose calls take unalike page faults); a session where they
-        # do not was disturbed, and its per-op medians with it: measured on mlp, three of five
-        # calls took 37-41 ms against 25 (24 untraced), every op in them 1.3-8x slower. Every
-        # rank profiles again if one saw that (the calls meet at barriers).
-        if not _any_rank(spread > _DISTURBED_SPREAD) or attempt == _PROFILE_ATTEMPTS:
-            break
-        log(f"mimic_record: {workload}: the profiled calls took {min(profiled_ms):.2f} to "
-            f"{max(profiled_ms):.2f} ms: disturbed, profiling again ({attempt + 1}/{_PROFILE_ATTEMPTS})")
-    profiled_spread, prof, probe_calls, profiled_ms, profiled_attempt_kept = best
-    profiled_attempts = attempt
+    # And several profiler sessions: the calls of one session share its state, and the per-op
+    # medians of two sessions of one process, seconds apart, are 7-17% apart (mlp, transformer,
+    # dlrm), as far as two recordings' are; pooled over three sessions 4-6%, and two
+    # recordings' 6-10% instead of 12-14%. The ET is recorded over the first call's label and
+    # linked to that call.
+    labels = profiled_labels(label, profiled_sessions * profiled_iters)
+    sessions, probe_calls, profiled_ms, profiled_spreads, attempts_per_session = [], [], [], [], []
+    for session in range(profiled_sessions):
+        if session:
+            for _ in range(_CALLS_BETWEEN_SESSIONS):
+                _timed(step_fn)  # as before the first: untraced calls, not a fresh profiler
+        first = session * profiled_iters
+        (spread, prof, calls, ms, attempt_kept), attempts = _steady_profiled_session(
+            step_fn, labels[first:first + profiled_iters], probe, out_dir, first, settle, workload, log)
+        if not session:
+            first_session_attempt_kept = attempt_kept
+        attempts_per_session.append(attempts)
+        sessions.append(prof)
+        probe_calls.extend(calls)
+        profiled_ms.extend(ms)
+        profiled_spreads.append(spread)
+    profiled_spread = max(profiled_spreads)
     traced_ms = profiled_ms[0]
 
     # 4. The ET call: structure only, no profiler.
@@ -234,10 +275,10 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
 
     if torch.autograd.kineto_available():
         # A real Kineto build writes the reference format itself, device events included.
-        prof.export_chrome_trace(os.path.join(out_dir, PROFILE_FILE))
+        sessions[0].export_chrome_trace(os.path.join(out_dir, PROFILE_FILE))
         link_report, peak_bytes, profile_source = None, None, "kineto export_chrome_trace"
     else:
-        link_report, peak_bytes = write_profile(prof, et_doc, os.path.join(out_dir, PROFILE_FILE),
+        link_report, peak_bytes = write_profile(sessions, et_doc, os.path.join(out_dir, PROFILE_FILE),
                                                 workload)
         profile_source = "mimic_record from torch.profiler in-memory events"
 
@@ -276,9 +317,15 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
         # The profiled calls (profile.json's timing; the first is the ET's) and the ET call, each timed.
         "traced_iteration_ms": round(traced_ms, 4),
         "profiled_iterations_ms": [round(x, 4) for x in profiled_ms],
-        # Profiled sessions run (a disturbed one, its calls far apart, is run again).
-        "profiled_attempts": profiled_attempts,
-        "profiled_attempt_kept": profiled_attempt_kept,
+        # Profiler sessions pooled in profile.json, profiled_iters calls each, in order.
+        "profiled_sessions": profiled_sessions,
+        # Each session's attempts (a disturbed one, its calls far apart, is run again), their
+        # sum, and which attempt of the first session (the ET's call is its first) was kept.
+        "profiled_attempts_per_session": attempts_per_session,
+        "profiled_attempts": sum(attempts_per_session),
+        "profiled_attempt_kept": first_session_attempt_kept,
+        # Each kept session's slowest call over its fastest, and the largest of those.
+        "profiled_spreads": [round(x, 4) for x in profiled_spreads],
         "profiled_spread": round(profiled_spread, 4),
         "et_iteration_ms": round(et_iteration_ms, 4),
         "timing_pass": "profiler only; the ET was recorded in a separate call and paired by op order",

@@ -38,6 +38,7 @@ expect nonzero "is distributed: use --nproc" "$mimic" record --workload ddp_mlp 
 expect nonzero "runs on one process" "$mimic" record --workload mlp --nproc 2 --out "$tmp/nope"
 expect nonzero "no such file" "$mimic" record --script "$tmp/missing.py:f" --out "$tmp/nope"
 expect nonzero "profiled-iters" "$mimic" record --workload mlp --profiled-iters 0 --out "$tmp/nope"
+expect nonzero "profiled-sessions" "$mimic" record --workload mlp --profiled-sessions 0 --out "$tmp/nope"
 [ -e "$tmp/nope" ] && fail "a rejected request created its output directory"
 
 # no interpreter, no torch, no package: one clear line each
@@ -48,16 +49,16 @@ expect 1 "no mimic_record package" env MIMIC_PYTHON_DIR="$tmp" "$mimic" record -
 
 # a user's script: a step factory, and a function that is the step
 expect 0 "linked to ET rf_ids" "$mimic" record --script "$pytests/user_step.py:make_step" --out "$tmp/s1" "${quick[@]}" \
-    --profiled-iters 2
+    --profiled-iters 2 --profiled-sessions 2
 "$python" "$pytests/check_recording.py" "$tmp/s1" --workload "script:$pytests/user_step.py:make_step" || fail "check s1"
-"$python" -c "import json, sys; sys.exit(len(json.load(open(sys.argv[1]))['profiled_iterations_ms']) != 2)" "$tmp/s1/meta.json" \
-    || fail "--profiled-iters 2 did not profile two iterations"
+"$python" -c "import json, sys; sys.exit(len(json.load(open(sys.argv[1]))['profiled_iterations_ms']) != 4)" "$tmp/s1/meta.json" \
+    || fail "--profiled-iters 2 --profiled-sessions 2 did not profile four iterations"
 expect 0 "linked to ET rf_ids" "$mimic" record --script "$pytests/user_step.py:one_step" --out "$tmp/s2" "${quick[@]}"
 "$python" "$pytests/check_recording.py" "$tmp/s2" --workload "script:$pytests/user_step.py:one_step" || fail "check s2"
 grep -q '"warmup": 0' "$tmp/s2/meta.json" || fail "one_step's first call should count as the warmup"
-# a step whose profiled calls are far apart (disturbed): profiled again, at most three times
+# a step whose profiled calls are far apart (disturbed): profiled again, at most three times per session
 expect 0 "disturbed, profiling again (3/3)" "$mimic" record --script "$pytests/user_step.py:uneven_step" --out "$tmp/s3" \
-    "${quick[@]}" --profiled-iters 3
+    "${quick[@]}" --profiled-iters 3 --profiled-sessions 1
 "$python" "$pytests/check_recording.py" "$tmp/s3" --workload "script:$pytests/user_step.py:uneven_step" || fail "check s3"
 grep -q '"profiled_attempts": 3' "$tmp/s3/meta.json" || fail "an uneven step should be profiled three times"
 

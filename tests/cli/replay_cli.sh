@@ -80,9 +80,9 @@ if "$MIMIC" record --workload mlp --out "$TMP/mlp" --warmup 1 --iters 3 > "$TMP/
     "$MIMIC" replay "$TMP/mlp" --host-gaps recorded --iters 2 --json "$TMP/mlp.json" --record-replay "$TMP/mlp_replay" \
         > "$TMP/mlp.txt" 2>&1 || fail "replay of a fresh recording failed: $(cat "$TMP/mlp.txt")"
     [ "$(json_get "$TMP/mlp.json" "d['ops_replayed'] == d['ops_total'] > 0")" = True ] || fail "mlp: not every op replayed"
-    # The recording profiles five iterations: each op's profile time is its median over them.
-    [ "$(json_get "$TMP/mlp.json" "d['profile_iterations']")" = 5 ] || fail "mlp: profile times are not medians over 5 profiled iterations"
-    grep -q "median over 5 profiled iterations" "$TMP/mlp.txt" || fail "mlp: the text report does not say the profile times are medians"
+    # The recording profiles three sessions of five iterations: each op's profile time is its median over the fifteen.
+    [ "$(json_get "$TMP/mlp.json" "d['profile_iterations']")" = 15 ] || fail "mlp: profile times are not medians over 15 profiled iterations"
+    grep -q "median over 15 profiled iterations" "$TMP/mlp.txt" || fail "mlp: the text report does not say the profile times are medians"
     [ "$(json_get "$TMP/mlp.json" "d['original_source']")" = "meta.json untraced median" ] || fail "mlp: original time not from meta.json"
     [ "$(json_get "$TMP/mlp.json" "d['page_faults_per_iter'] >= 0 and d['original_page_faults_per_iter'] >= 0")" = True ] \
         || fail "mlp: page faults per iteration not reported for both sides"

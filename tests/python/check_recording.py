@@ -20,7 +20,8 @@ META_KEYS = ("meta_schema_version", "workload", "torch_version", "intra_op_threa
              "hostname", "rank", "world_size", "process_groups", "warmup", "iters",
              "untraced_iteration_ms", "untraced_median_ms", "untraced_thread_cpu_ms", "untraced_cpu_share",
              "untraced_page_faults_per_iter",
-             "traced_iteration_ms", "profiled_iterations_ms", "profiled_attempts", "profiled_attempt_kept", "profiled_spread",
+             "traced_iteration_ms", "profiled_iterations_ms", "profiled_sessions", "profiled_attempts_per_session", "profiled_attempts",
+             "profiled_attempt_kept", "profiled_spreads", "profiled_spread",
              "instrumentation_overhead_ms", "iteration_label", "et_schema", "rf_id_link")
 
 
@@ -130,16 +131,29 @@ def check_one(d, workload, rank, world_size, expect_op_faults=False):
     profiled = meta["profiled_iterations_ms"]
     _require(len(profiled) >= 1 and profiled[0] == meta["traced_iteration_ms"] and all(t > 0 for t in profiled),
              f"profiled_iterations_ms {profiled}: expected the profiled calls, the first the traced one")
-    _require(1 <= meta["profiled_attempt_kept"] <= meta["profiled_attempts"] <= 3,
-             f"profiled_attempt_kept {meta['profiled_attempt_kept']} / profiled_attempts {meta['profiled_attempts']}")
-    # The times are rounded to 1e-4 ms and the spread is of the unrounded ones: with calls of
-    # 0.05 ms and a spread of 100 (uneven_step), rounding alone moves the ratio by 0.1.
-    half = 0.5e-4
-    low = (max(profiled) - half) / (min(profiled) + half)
-    high = (max(profiled) + half) / max(min(profiled) - half, 1e-12)
-    _require(low - 1e-3 <= meta["profiled_spread"] <= high + 1e-3,
-             f"profiled_spread {meta['profiled_spread']} is not the kept calls' slowest over fastest "
-             f"({low:.4f}..{high:.4f} from profiled_iterations_ms)")
+    sessions = meta["profiled_sessions"]
+    attempts = meta["profiled_attempts_per_session"]
+    _require(sessions >= 1 and len(attempts) == sessions and all(1 <= a <= 3 for a in attempts)
+             and sum(attempts) == meta["profiled_attempts"],
+             f"profiled_attempts_per_session {attempts} / profiled_attempts {meta['profiled_attempts']} "
+             f"/ profiled_sessions {sessions}")
+    _require(1 <= meta["profiled_attempt_kept"] <= attempts[0],
+             f"profiled_attempt_kept {meta['profiled_attempt_kept']} of the first session's {attempts[0]} attempts")
+    _require(len(profiled) % sessions == 0, f"{len(profiled)} profiled calls in {sessions} sessions")
+    per_session = len(profiled) // sessions
+    spreads = meta["profiled_spreads"]
+    _require(len(spreads) == sessions and abs(meta["profiled_spread"] - max(spreads)) < 1e-3,
+             f"profiled_spread {meta['profiled_spread']} is not the largest of profiled_spreads {spreads}")
+    for k, spread in enumerate(spreads):
+        calls = profiled[k * per_session:(k + 1) * per_session]
+        # The times are rounded to 1e-4 ms and the spread is of the unrounded ones: with calls of
+        # 0.05 ms and a spread of 100 (uneven_step), rounding alone moves the ratio by 0.1.
+        half = 0.5e-4
+        low = (max(calls) - half) / (min(calls) + half)
+        high = (max(calls) + half) / max(min(calls) - half, 1e-12)
+        _require(low - 1e-3 <= spread <= high + 1e-3,
+                 f"profiled_spreads[{k}] {spread} is not session {k}'s slowest call over its fastest "
+                 f"({low:.4f}..{high:.4f} from profiled_iterations_ms)")
     cpu = meta["untraced_thread_cpu_ms"]
     _require(len(cpu) == len(times) and all(c >= 0 for c in cpu), "bad untraced_thread_cpu_ms")
     _require(meta["untraced_page_faults_per_iter"] >= 0, "negative untraced_page_faults_per_iter")

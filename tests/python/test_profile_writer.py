@@ -25,8 +25,8 @@ class PreciseTimesTest(unittest.TestCase):
         self.events = list(prof.profiler.kineto_results.events())
         self.times = PreciseTimes.of(prof)
         self.tree = prof.profiler.kineto_results.experimental_event_tree()
-        self.trace, _ = build_trace(self.events, {}, 1, "test", self.times)
-        self.coarse, _ = build_trace(self.events, {}, 1, "test")
+        self.trace, _ = build_trace([self.events], {}, 1, "test", self.times)
+        self.coarse, _ = build_trace([self.events], {}, 1, "test")
 
     def test_every_op_and_memory_event_is_found_in_the_tree(self):
         self.assertIsNotNone(self.times)

@@ -31,6 +31,7 @@ struct RecordOptions {
     int warmup = 3;
     int iters = 10;
     int profiled_iters = 5;
+    int profiled_sessions = 3;
     int nproc = 0;
     int seed = 0;
     int threads = 0;
@@ -104,7 +105,8 @@ std::vector<std::string> recorder_args(const std::string& python, const RecordOp
     if (!o.workload.empty()) a.insert(a.end(), {"--workload", o.workload});
     if (!o.script.empty()) a.insert(a.end(), {"--script", o.script});
     a.insert(a.end(), {"--out", o.out, "--warmup", std::to_string(o.warmup), "--iters", std::to_string(o.iters),
-                       "--profiled-iters", std::to_string(o.profiled_iters), "--seed", std::to_string(o.seed), "--threads", std::to_string(o.threads),
+                       "--profiled-iters", std::to_string(o.profiled_iters),
+                       "--profiled-sessions", std::to_string(o.profiled_sessions), "--seed", std::to_string(o.seed), "--threads", std::to_string(o.threads),
                        "--timeout", std::to_string(o.timeout_s)});
     if (o.nproc > 0) a.insert(a.end(), {"--nproc", std::to_string(o.nproc)});
     if (!o.label.empty()) a.insert(a.end(), {"--label", o.label});
@@ -161,8 +163,12 @@ const Registrar registrar{Command{
             ->check(CLI::PositiveNumber);
         app.add_option("--profiled-iters", o->profiled_iters,
                        "iterations under the profiler, the first the ET's; a replay compares each op with its "
-                       "median over them (default 5)")
+                       "median over them (default 5 per session)")
             ->check(CLI::Range(1, 50));
+        app.add_option("--profiled-sessions", o->profiled_sessions,
+                       "profiler sessions of --profiled-iters iterations each, pooled in profile.json: one "
+                       "session's per-op medians move with its state (default 3)")
+            ->check(CLI::Range(1, 10));
         app.add_option("--nproc", o->nproc, "ranks to launch locally over Gloo (distributed workloads)")
             ->check(CLI::NonNegativeNumber);
         app.add_option("--seed", o->seed, "seed of the built-in workloads (default 0)");
