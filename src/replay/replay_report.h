@@ -28,6 +28,7 @@ struct ReplaySettings {
     int warmup = 0;
     int iters = 0;
     int op_passes = 0;  // per-op timing passes (each op's time: its median over them)
+    int profiled_sessions = 0;  // sessions of op_passes passes under torch's profiler (0: no such pass)
     bool lazy = false;
     std::string host_gaps = "none";  // "recorded", "untraced" or "none"
     std::string page_faults = "none";  // "recorded": fresh pages per op from op_faults.json

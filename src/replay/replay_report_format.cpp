@@ -38,7 +38,7 @@ std::string report_json(const ReplayReport& r) {
     w.begin_object();
     w.field("trace", r.settings.trace_path).field("device", r.settings.device).field("threads", r.settings.threads);
     w.field("warmup", r.settings.warmup).field("iters", r.settings.iters).field("op_passes", r.settings.op_passes);
-    w.field("lazy", r.settings.lazy);
+    w.field("profiled_sessions", r.settings.profiled_sessions).field("lazy", r.settings.lazy);
     w.field("host_gaps", r.settings.host_gaps).field("iteration_label", r.iteration_label);
     w.key("iteration_ms").begin_array();
     for (double ms : r.iteration_ms) w.value(ms);
@@ -189,9 +189,10 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
     if (r.per_op_error_weighted_pct)
         line(fmt::format("  per-op time vs profile, weighted by time: {:.1f}% of profiled op time", *r.per_op_error_weighted_pct));
     if (r.per_op_error_geomean_profiled_pct)
-        line(fmt::format("  per-op time under torch's profiler (set up as the recorder's) vs the profile as recorded: "
-                         "geometric mean error {:.1f}%, weighted by time {:.1f}%",
-                         *r.per_op_error_geomean_profiled_pct, r.per_op_error_weighted_profiled_pct.value_or(0)));
+        line(fmt::format("  per-op time under torch's profiler (set up as the recorder's, {} sessions) vs the profile "
+                         "as recorded: geometric mean error {:.1f}%, weighted by time {:.1f}%",
+                         r.settings.profiled_sessions, *r.per_op_error_geomean_profiled_pct,
+                         r.per_op_error_weighted_profiled_pct.value_or(0)));
     if (r.per_op_error_geomean_untraced_pct)
         line(fmt::format("  per-op time vs the original's untraced op times (op_gaps.json{}): geometric mean error {:.1f}%, "
                          "weighted by time {:.1f}%",

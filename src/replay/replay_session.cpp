@@ -294,7 +294,8 @@ SessionResult run_replay_session(const SessionOptions& o) {
     if (groups) profiled_pass = every_rank_says(*groups, "mimic/profiled_op_pass", profiled_pass);  // it runs collectives
     // meta.json names the probe's cost when the recorder's profiled calls ran it.
     if (profiled_pass)
-        replayer.time_ops_under_profiler(op_passes, gap_per_step, meta && meta->probe_cost_per_op_us.has_value());
+        replayer.time_ops_under_profiler(op_passes, std::max(1, o.profiled_sessions), gap_per_step,
+                                         meta && meta->probe_cost_per_op_us.has_value());
     if (!o.record_replay.empty()) {
         std::string path = record_replay(replayer, o.record_replay);
         std::fprintf(stderr, "mimic: replay recorded to %s\n", path.c_str());
@@ -307,6 +308,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
     settings.warmup = o.warmup;
     settings.iters = int(iteration_ms.size());
     settings.op_passes = op_passes;
+    settings.profiled_sessions = profiled_pass ? std::max(1, o.profiled_sessions) : 0;
     settings.lazy = o.lazy;
     settings.host_gaps = o.host_gaps;
     settings.page_faults = op_faults ? "recorded" : "none";

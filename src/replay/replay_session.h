@@ -40,6 +40,10 @@ struct SessionOptions {
     // profiler, compared with the profile's durations as recorded
     // (torch_profiler_pass.h).
     bool profiled_pass = true;
+    // Profiler sessions of that pass, `op_passes` passes each, each op's time
+    // its median over all: three, as the recorder profiles three sessions
+    // (one session's per-op medians move with its state).
+    int profiled_sessions = 3;
     std::string record_replay;  // "" = do not record
     // Not "": the timed iterations run in blocks when a benchmark says so,
     // over the FIFOs PREFIX.go.rankN / PREFIX.done.rankN (support/paced_runs.h).

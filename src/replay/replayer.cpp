@@ -28,6 +28,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Untimed iterations before each later session of the pass under the profiler,
+// as the recorder's untraced calls before each later profiler session.
+constexpr int kIterationsBetweenProfiledSessions = 2;
+
 double us_since(Clock::time_point t0) {
     return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
 }
@@ -518,12 +522,16 @@ void Replayer::time_ops(int passes, const std::vector<double>& gaps_us) {
         if (!samples[s].empty()) op_us_[s] = median(std::move(samples[s]));
 }
 
-void Replayer::time_ops_under_profiler(int passes, const std::vector<double>& gaps_us, bool with_fault_probe) {
+void Replayer::time_ops_under_profiler(int passes, int sessions, const std::vector<double>& gaps_us,
+                                       bool with_fault_probe) {
     std::vector<std::vector<double>> samples(steps_.size());
-    std::vector<OpBracket> brackets;
-    std::vector<size_t> bracket_step;
-    {
-        TorchProfilerSession session;
+    for (int session = 0; session < std::max(sessions, 1); ++session) {
+        // As the recorder runs two untraced calls before each later profiler session.
+        if (session)
+            for (int i = 0; i < kIterationsBetweenProfiledSessions; ++i) run_iteration(gaps_us);
+        std::vector<OpBracket> brackets;
+        std::vector<size_t> bracket_step;
+        TorchProfilerSession profiler;
         {
             // The recorder's fault probe ran in its profiled calls: a global
             // callback, so its page-fault read at each top-level op's end falls
@@ -548,7 +556,7 @@ void Replayer::time_ops_under_profiler(int passes, const std::vector<double>& ga
                 bracket_step.push_back(s);
             });
         }
-        const std::vector<double> us = match_brackets(brackets, session.finish());
+        const std::vector<double> us = match_brackets(brackets, profiler.finish());
         for (size_t k = 0; k < us.size(); ++k)
             if (us[k] >= 0) samples[bracket_step[k]].push_back(us[k]);
     }

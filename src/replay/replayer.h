@@ -68,7 +68,11 @@ public:
     // (torch_profiler_pass.h), and with the recorder's fault probe on when
     // its profiled calls had it: profiled_op_us() gets each op's median of
     // the durations the profiler gave its calls (-1 where it gave none).
-    void time_ops_under_profiler(int passes = 5, const std::vector<double>& gaps_us = {}, bool with_fault_probe = false);
+    // `sessions` profiler sessions of `passes` passes each, two untimed
+    // iterations before each later one, as the recorder profiles: one
+    // session's medians move with its state (see the replay README).
+    void time_ops_under_profiler(int passes = 5, int sessions = 1, const std::vector<double>& gaps_us = {},
+                                 bool with_fault_probe = false);
     const std::vector<double>& profiled_op_us() const { return profiled_op_us_; }
     // One iteration counting the minor page faults of each step.
     std::vector<int64_t> step_page_faults();

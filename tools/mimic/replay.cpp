@@ -25,7 +25,7 @@ struct ReplayArgs {
     std::string trace;
     std::string profile, meta, json, include, exclude, iteration, host_gaps = "none", device = "cpu", record_replay,
                 page_faults = "recorded", op_times, pace, denormals = "flush";
-    int warmup = 1, iters = 5, op_passes = 5, threads = 0, nproc = 0, timeout_s = 60;
+    int warmup = 1, iters = 5, op_passes = 5, profiled_sessions = 3, threads = 0, nproc = 0, timeout_s = 60;
     size_t max_ops = 0;
     bool lazy = true;
     bool profiled_pass = true;
@@ -58,6 +58,7 @@ replay::SessionOptions session_options(const ReplayArgs& args, TraceInput input)
     o.warmup = args.warmup;
     o.iters = args.iters;
     o.op_passes = args.op_passes;
+    o.profiled_sessions = args.profiled_sessions;
     o.record_replay = args.record_replay;
     o.pace = args.pace;
     return o;
@@ -151,6 +152,7 @@ int run_local_ranks(const ReplayArgs& args, int nproc) {
     if (args.threads > 0) opt("--threads", std::to_string(args.threads));
     if (args.max_ops > 0) opt("--max-ops", std::to_string(args.max_ops));
     opt("--op-passes", std::to_string(args.op_passes));
+    opt("--profiled-sessions", std::to_string(args.profiled_sessions));
     if (!args.record_replay.empty()) {
         const std::string base = args.record_replay;
         launch.per_rank_args = [base](int r) {
@@ -191,6 +193,10 @@ const Registrar registrar{{
                        "per-op timing passes, each op's time its median over them (default 5, as the recorder "
                        "profiles five calls; more passes run after more work than those calls had)")
             ->check(CLI::Range(1, 10000));
+        app.add_option("--profiled-sessions", a->profiled_sessions,
+                       "sessions of --op-passes passes under torch's profiler, each op's time its median over "
+                       "all (default 3, as the recorder profiles three sessions)")
+            ->check(CLI::Range(1, 100));
         app.add_option("--json", a->json, "also write the report as JSON to FILE ('-': JSON alone on stdout)");
         app.add_option("--include", a->include, "replay only ops whose name matches this regex");
         app.add_option("--exclude", a->exclude, "leave out ops whose name matches this regex");
