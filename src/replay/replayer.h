@@ -100,6 +100,10 @@ private:
     template <typename StartPass, typename TimeStep>
     void run_op_passes(int passes, const std::vector<double>& gaps_us, StartPass start_pass, TimeStep time_step);
     bool run_step(Step& step, Pass pass);
+    // The argument of `step` that autograd's `error` says it cannot
+    // differentiate, detached when mark_autograd_leaves made it a leaf that
+    // requires grad; false when the error names no such argument.
+    static bool detach_non_differentiable_arg(Step& step, const char* error);
     double gap_clock_us() const;
     void spin_pending_gap(bool waited);  // the step's host gap, before its call (see replayer.cpp)
     // The pool's first values back, then the caches as the original's step found them (cache_sweep.h).

@@ -44,5 +44,52 @@ TEST(AutogradLeaves, ParametersRequireGradInOpsAutogradDidNotRecord) {
     EXPECT_EQ(r.runtime_errors(), 0u);
 }
 
+const char* kBatchNorm =
+    "aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+    "bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor";
+const char* kHardtanhInPlace = "aten::hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)";
+
+// Batch norm's running mean and variance are read by a recorded op but are no
+// parameters: autograd refuses them as inputs that require grad. The op keeps
+// grad mode (its weight and bias stay leaves), so its output requires grad and
+// the in-place ReLU6 after it records as the original's did.
+TEST(AutogradLeaves, BatchNormRunningStatsAreNoParameters) {
+    testing::TestTrace tt;
+    Value x = tt.tensor({2, 3, 4, 4}, "float", 10);
+    Value weight = tt.tensor({3}, "float", 11);
+    Value bias = tt.tensor({3}, "float", 12);
+    Value mean = tt.tensor({3}, "float", 13);
+    Value var = tt.tensor({3}, "float", 14);
+    Value y = tt.tensor({2, 3, 4, 4}, "float", 15);
+    tt.op("aten::batch_norm", kBatchNorm,
+          {x, weight, bias, mean, var, testing::TestTrace::boolean(true), testing::TestTrace::real(0.1),
+           testing::TestTrace::real(1e-5), testing::TestTrace::boolean(false)},
+          {y});
+    tt.t.nodes.back().seq_id = 7;
+    Value y_again = tt.same(y);
+    tt.op("aten::hardtanh_", kHardtanhInPlace, {y_again, testing::TestTrace::real(0), testing::TestTrace::real(6)},
+          {y_again});
+    tt.t.nodes.back().seq_id = 8;
+    const Trace trace = tt.finish();
+
+    ReplayOptions options;
+    options.lazy = false;
+    Replayer r(trace, options);
+    r.plan();
+    ASSERT_EQ(r.steps().size(), 2u);
+    r.check();
+    const Step& bn = r.steps()[0];
+    EXPECT_FALSE(bn.skipped) << bn.skip_reason;
+    EXPECT_TRUE(bn.grad_mode) << "batch norm lost autograd for the sake of its running stats";
+    EXPECT_TRUE(bn.args.at(1).toTensor().requires_grad()) << "the weight is a parameter";
+    EXPECT_TRUE(bn.args.at(2).toTensor().requires_grad()) << "the bias is a parameter";
+    EXPECT_FALSE(bn.args.at(3).toTensor().requires_grad()) << "the running mean is no parameter";
+    EXPECT_FALSE(bn.args.at(4).toTensor().requires_grad()) << "the running variance is no parameter";
+    EXPECT_TRUE(r.steps()[1].grad_mode);
+    EXPECT_FALSE(r.steps()[1].skipped) << r.steps()[1].skip_reason;
+    EXPECT_GT(r.run_iteration(), 0.0);
+    EXPECT_EQ(r.runtime_errors(), 0u);
+}
+
 }  // namespace
 }  // namespace mimic::replay
