@@ -3,11 +3,22 @@
 // optimizer's ops, which run without grad mode.
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "replay/replayer.h"
 #include "replay_test_trace.h"
 
 namespace mimic::replay {
 namespace {
+
+// A replayer of `trace` that keeps every output (no lazy frees), planned.
+std::unique_ptr<Replayer> planned_replayer(const Trace& trace) {
+    ReplayOptions options;
+    options.lazy = false;
+    auto r = std::make_unique<Replayer>(trace, options);
+    r->plan();
+    return r;
+}
 
 const char* kMul = "aten::mul.Tensor(Tensor self, Tensor other) -> Tensor";
 const char* kT = "aten::t(Tensor(a) self) -> Tensor(a)";
@@ -27,10 +38,8 @@ TEST(AutogradLeaves, ParametersRequireGradInOpsAutogradDidNotRecord) {
     tt.op("aten::t", kT, {other}, {other_t});
     const Trace trace = tt.finish();
 
-    ReplayOptions options;
-    options.lazy = false;
-    Replayer r(trace, options);
-    r.plan();
+    const std::unique_ptr<Replayer> replayer = planned_replayer(trace);
+    Replayer& r = *replayer;
     ASSERT_EQ(r.steps().size(), 3u);
     const auto arg = [&](size_t s) { return r.steps()[s].args.at(0).toTensor(); };
     EXPECT_TRUE(r.steps()[0].grad_mode);
@@ -72,10 +81,8 @@ TEST(AutogradLeaves, BatchNormRunningStatsAreNoParameters) {
     tt.t.nodes.back().seq_id = 8;
     const Trace trace = tt.finish();
 
-    ReplayOptions options;
-    options.lazy = false;
-    Replayer r(trace, options);
-    r.plan();
+    const std::unique_ptr<Replayer> replayer = planned_replayer(trace);
+    Replayer& r = *replayer;
     ASSERT_EQ(r.steps().size(), 2u);
     r.check();
     const Step& bn = r.steps()[0];
