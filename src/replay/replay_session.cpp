@@ -25,6 +25,7 @@
 #include "replay/replayer.h"
 #include "support/error.h"
 #include "support/paced_runs.h"
+#include "support/progress.h"
 
 namespace mimic::replay {
 
@@ -106,6 +107,11 @@ SessionResult run_replay_session(const SessionOptions& o) {
     options.groups = groups.get();
     Replayer replayer(trace, options);
     replayer.plan();
+    // Warmup, the fresh-page fit, the timed iterations and the per-op passes:
+    // seconds to minutes on a large trace. One bar, on the first rank only.
+    Progress progress("mimic replay: iterations and per-op passes", 0, "passes");
+    uint64_t passes_done = 0;
+    if (!o.dist || o.dist->rank == 0) replayer.set_pass_observer([&] { progress.update(++passes_done); });
     if (groups) check_calls_match(*groups, call_signatures(trace, replayer));
     replayer.check();
     if (replayer.replayed_count() == 0) {
@@ -313,6 +319,8 @@ SessionResult run_replay_session(const SessionOptions& o) {
     settings.host_gaps = o.host_gaps;
     settings.page_faults = op_faults ? "recorded" : "none";
     settings.denormals = flush_denormals ? "flush" : "keep";
+    replayer.set_pass_observer(nullptr);
+    progress.finish();
     SessionResult result;
     // The original's untraced op durations are the per-op pass's second reference, whatever the gap mode.
     result.report = make_report(trace, replayer, settings, iteration_ms, meta, gaps, page_faults,

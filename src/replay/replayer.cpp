@@ -491,7 +491,9 @@ double Replayer::run_iteration(const std::vector<double>& gaps_us, std::vector<i
     gaps_running_ = false;
     pending_gap_us_ = -1;
     wait_collectives(end_waits_);
-    return us_since(t0) / 1000.0;
+    const double ms = us_since(t0) / 1000.0;
+    if (pass_observer_) pass_observer_();
+    return ms;
 }
 
 template <typename StartPass, typename TimeStep>
@@ -524,6 +526,7 @@ void Replayer::run_op_passes(int passes, const std::vector<double>& gaps_us, Sta
             time_step(s);
             for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
         }
+        if (pass_observer_) pass_observer_();
     }
     sync_collectives_ = false;
 }

@@ -8,6 +8,7 @@
 #include <c10/core/Device.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -80,6 +81,9 @@ public:
     // fresh_page_allocator.h); all zero leaves libtorch's allocator alone.
     void set_fresh_pages(std::vector<int64_t> pages_per_step);
     bool fresh_pages_on() const { return fresh_ != nullptr; }
+    // Called after each iteration and each per-op pass (a progress bar),
+    // outside the iteration's timing.
+    void set_pass_observer(std::function<void()> observer) { pass_observer_ = std::move(observer); }
 
     const Selection& selection() const { return selection_; }
     const std::vector<Step>& steps() const { return steps_; }
@@ -94,6 +98,7 @@ public:
     size_t shape_mismatches() const { return shape_mismatches_; }
 
 private:
+    std::function<void()> pass_observer_;
     enum class Pass { Check, Run };
     // `passes` passes over the steps, each after a restore: `start_pass` then,
     // for each step not skipped, its host gap and `time_step(s)`.
