@@ -188,6 +188,10 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
             r.profile_iterations = std::max<uint32_t>(r.profile_iterations, trace.timing[s.node.value].iterations);
         }
         t.untraced_us = untraced_us(s.node);
+        if (profiled_faults) {
+            const auto it = profiled_faults->by_node.find(uint64_t(t.node_id));
+            if (it != profiled_faults->by_node.end()) t.original_page_faults = it->second;
+        }
         for (auto* m : {&by_name[s.name], &by_cat[category_of(trace, s.node)]}) {
             ++m->count;
             m->replay_us += us;

@@ -85,6 +85,9 @@ struct OpTime {
     // they differ from the profiled iteration's (untraced_us is compared with it).
     std::optional<double> replay_untraced_pass_us;
     std::optional<double> replay_profiled_us;  // under torch's profiler, when that pass ran
+    // Minor page faults: the op's in the original's profiled calls (op_faults.json),
+    // and the replay's in one iteration with the per-op pass's fresh pages.
+    std::optional<int64_t> original_page_faults, replay_page_faults;
 };
 
 // One communication call of the replay: its recorded size and the latency

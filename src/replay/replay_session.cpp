@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <unordered_map>
 
 #include "io/kineto_reader.h"
 #include "io/op_faults.h"
@@ -319,6 +320,9 @@ SessionResult run_replay_session(const SessionOptions& o) {
     settings.host_gaps = o.host_gaps;
     settings.page_faults = op_faults ? "recorded" : "none";
     settings.denormals = flush_denormals ? "flush" : "keep";
+    // Each op's faults in one more iteration, with the fresh pages of the pass
+    // the profile is compared with (--op-times lists them beside the original's).
+    const std::vector<int64_t> step_faults = replayer.step_page_faults();
     replayer.set_pass_observer(nullptr);
     progress.finish();
     SessionResult result;
@@ -326,6 +330,13 @@ SessionResult run_replay_session(const SessionOptions& o) {
     result.report = make_report(trace, replayer, settings, iteration_ms, meta, gaps, page_faults,
                                 op_gaps ? &*op_gaps : nullptr, untraced_pass_us ? &*untraced_pass_us : nullptr,
                                 op_faults ? &*op_faults : nullptr);
+    std::unordered_map<int64_t, int64_t> faults_by_node;
+    for (size_t s = 0; s < replayer.steps().size(); ++s)
+        faults_by_node[int64_t(trace.nodes[replayer.steps()[s].node.value].id.value)] = step_faults[s];
+    for (OpTime& t : result.report.op_times) {
+        const auto it = faults_by_node.find(t.node_id);
+        if (it != faults_by_node.end()) t.replay_page_faults = it->second;
+    }
     if (layouts) {
         result.report.recorded_layout_tensors = layouts->tensors;
         result.report.recorded_layout_ops = layouts->ops;

@@ -116,6 +116,9 @@ if "$MIMIC" record --workload mlp --out "$TMP/mlp" --warmup 1 --iters 3 > "$TMP/
         || fail "mlp: --op-times does not list every replayed op with its references"
     [ "$(json_get "$TMP/op_times.json" "all(o['replay_profiled_us'] > 0 for o in d['ops'])")" = True ] \
         || fail "mlp: --op-times lacks the times under the profiler"
+    # Each op's page faults, the original's (op_faults.json pairs every op of a fresh recording) and the replay's.
+    [ "$(json_get "$TMP/op_times.json" "all(o['replay_page_faults'] >= 0 and o['original_page_faults'] >= 0 for o in d['ops'])")" = True ] \
+        || fail "mlp: --op-times lacks each op's page faults"
     # The untraced op times get a per-op pass of their own when their calls faulted elsewhere than
     # the profiled iteration: made so here by giving every untraced op one fault more than its
     # profiled call took (not only the first: op_gaps.json also names ops outside the replayed step).
