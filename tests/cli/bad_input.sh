@@ -41,7 +41,7 @@ readable() {
     what="${what//$tmp\//}"
     if [ "$code" -ge 124 ]; then fail "$what: exit $code (hang or signal)"; return; fi
     [ "$code" -eq 0 ] || fail "$what: exit code $code, wanted 0: $(head -c 300 "$tmp/err")"
-    grep -v "^mimic: warning: " "$tmp/err" | grep -q . && fail "$what: unexpected stderr: $(head -c 300 "$tmp/err")"
+    grep -q . < <(grep -v "^mimic: warning: " "$tmp/err") && fail "$what: unexpected stderr: $(head -c 300 "$tmp/err")"
 }
 
 commands=()

@@ -19,7 +19,8 @@ expect() {
     out="$("$@" 2>&1)"; code=$?
     if [ "$want" = nonzero ]; then [ "$code" -ne 0 ] || fail "$* exited 0"; else
         [ "$code" -eq "$want" ] || fail "$* exited $code, wanted $want"; fi
-    echo "$out" | grep -q -- "$pattern" || fail "$*: output lacks '$pattern': $out"
+    # A here-string, not a pipe: under pipefail, grep -q leaving early made echo's SIGPIPE the status.
+    grep -q -- "$pattern" <<< "$out" || fail "$*: output lacks '$pattern': $out"
 }
 
 quick=(--warmup 1 --iters 2)

@@ -16,7 +16,7 @@ trap 'pkill -KILL -f "$work" 2>/dev/null; rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 record() { PYTHONPATH="$src_python" "$python" -m mimic_record "$@" > "$work/record.log" 2>&1 || { cat "$work/record.log"; exit 1; }; }
 # The pid of the launcher's child that runs rank $2 (from its environment), if any.
-rank_process() { for p in $(pgrep -P "$1"); do tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx "RANK=$2" && echo $p; done; }
+rank_process() { for p in $(pgrep -P "$1"); do grep -qx "RANK=$2" < <(tr '\0' '\n' < /proc/$p/environ 2>/dev/null) && echo $p; done; }
 # The same, waited for up to 10 s: if the rendezvous port was taken, the
 # launcher restarts the ranks on another one.
 wait_rank_process() {
