@@ -10,15 +10,21 @@
 # mean and median per-op error over all rounds' replays, against the profile and the untraced op
 # times, then each build's systematic error per (workload, op name) and the op names it moved most.
 # A build copied elsewhere needs its mimic-torch and libmimic_fault_probe.so beside it.
+# WORKLOADS (default "mlp transformer dlrm cnn") and HELDOUT (bench/heldout_models.py's models,
+# e.g. "resnet18 mobilenet"; default none) choose what is recorded.
 set -euo pipefail
 OLD=$1 NEW=$2 ROUNDS=${3:-3} OUT=${4:-/tmp/mimic-ab-fresh}
 HERE=$(cd "$(dirname "$0")" && pwd)
 for r in $(seq 1 "$ROUNDS"); do
   dir=$OUT/round$r
   recs=()
-  for w in mlp transformer dlrm cnn; do
+  for w in ${WORKLOADS-mlp transformer dlrm cnn}; do
     "$OLD" record --workload "$w" --out "$dir/rec_$w" --force > /dev/null
     recs+=("$dir/rec_$w")
+  done
+  for m in ${HELDOUT-}; do
+    "$OLD" record --script "$HERE/heldout_models.py:$m" --out "$dir/rec_$m" --force > /dev/null
+    recs+=("$dir/rec_$m")
   done
   (IFS=,; python3 "$HERE/replay_ab.py" "$OLD" "$NEW" "${recs[*]}" 2 "$dir/ab.json") > "$dir/ab.log"
   echo "round $r/$ROUNDS: $(grep -c '^/' "$dir/ab.log") replays" >&2
