@@ -91,13 +91,6 @@ class PreciseTimes:
             return event.start_us(), event.duration_us()
         return round(ns[0] / 1000, 3), round(ns[1] / 1000, 3)
 
-    def merged(self, other):
-        """These times and another session's (whose correlation ids differ)."""
-        self._ops.update(other._ops)
-        for key, queue in other._memory.items():
-            self._memory[key].extend(queue)
-        return self
-
     def memory_ts(self, event):
         queue = self._memory.get((event.start_thread_id(), event.start_us(), event.nbytes()))
         return round(queue.popleft() / 1000, 3) if queue else event.start_us()
@@ -176,13 +169,11 @@ def write_profile(sessions, et_doc, path, workload):
     """Writes profile.json for finished torch.profiler.profile sessions, their events in one trace
     (the ET was recorded over the first session's first call, and is linked to that session);
     returns (rf_id link report, the largest session's peak bytes)."""
-    events, times = [], PreciseTimes({})
-    for prof in sessions:
-        # Correlation ids go on counting from one session to the next (a process-wide counter),
-        # so (thread, correlation id) names one event across the sessions.
-        events.append(list(prof.profiler.kineto_results.events()))
-        session_times = PreciseTimes.of(prof)
-        times = times.merged(session_times) if times is not None and session_times is not None else None
+    events = [list(prof.profiler.kineto_results.events()) for prof in sessions]
+    # Correlation ids go on counting from one session to the next (a process-wide counter), so
+    # (thread, correlation id) names one event across the sessions: one PreciseTimes over all trees.
+    trees = [event_tree_of(prof) for prof in sessions]
+    times = PreciseTimes([root for tree in trees for root in tree]) if all(t is not None for t in trees) else None
     from .et_observer import et_ops
     rf_ids, report = link_rf_ids(et_ops(et_doc), profile_ops(events[0]))
     trace, peak = build_trace(events, rf_ids, os.getpid(), workload, times)
