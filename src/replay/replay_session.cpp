@@ -321,8 +321,11 @@ SessionResult run_replay_session(const SessionOptions& o) {
     settings.page_faults = op_faults ? "recorded" : "none";
     settings.denormals = flush_denormals ? "flush" : "keep";
     // Each op's faults in one more iteration, with the fresh pages of the pass
-    // the profile is compared with (--op-times lists them beside the original's).
-    const std::vector<int64_t> step_faults = replayer.step_page_faults();
+    // the profile is compared with (--op-times lists them beside the original's);
+    // every rank or none, as the iteration runs collectives.
+    bool count_op_faults = o.count_op_faults;
+    if (groups) count_op_faults = every_rank_says(*groups, "mimic/op_faults_pass", count_op_faults);
+    const std::vector<int64_t> step_faults = count_op_faults ? replayer.step_page_faults() : std::vector<int64_t>{};
     replayer.set_pass_observer(nullptr);
     progress.finish();
     SessionResult result;
@@ -331,7 +334,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
                                 op_gaps ? &*op_gaps : nullptr, untraced_pass_us ? &*untraced_pass_us : nullptr,
                                 op_faults ? &*op_faults : nullptr);
     std::unordered_map<int64_t, int64_t> faults_by_node;
-    for (size_t s = 0; s < replayer.steps().size(); ++s)
+    for (size_t s = 0; s < step_faults.size(); ++s)
         faults_by_node[int64_t(trace.nodes[replayer.steps()[s].node.value].id.value)] = step_faults[s];
     for (OpTime& t : result.report.op_times) {
         const auto it = faults_by_node.find(t.node_id);

@@ -44,6 +44,8 @@ struct SessionOptions {
     // its median over all: three, as the recorder profiles three sessions
     // (one session's per-op medians move with its state).
     int profiled_sessions = 3;
+    // One more iteration counting each op's page faults (--op-times lists them).
+    bool count_op_faults = false;
     std::string record_replay;  // "" = do not record
     // Not "": the timed iterations run in blocks when a benchmark says so,
     // over the FIFOs PREFIX.go.rankN / PREFIX.done.rankN (support/paced_runs.h).

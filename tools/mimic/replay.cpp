@@ -59,6 +59,7 @@ replay::SessionOptions session_options(const ReplayArgs& args, TraceInput input)
     o.iters = args.iters;
     o.op_passes = args.op_passes;
     o.profiled_sessions = args.profiled_sessions;
+    o.count_op_faults = !args.op_times.empty();
     o.record_replay = args.record_replay;
     o.pace = args.pace;
     return o;
