@@ -7,6 +7,7 @@ packages=(
   libcli11-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   libtorch-dev python3-torch libgloo-dev python3
+  libopenblas0
 )
 missing=()
 for p in "${packages[@]}"; do
