@@ -1,0 +1,216 @@
+#include "sim/simulator.h"
+
+#include <simdjson.h>
+
+#include <chrono>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "sim/event_queue.h"
+#include "sim/network.h"
+#include "sim/rank_system.h"
+#include "sim/remote_memory.h"
+#include "support/error.h"
+
+namespace mimic::sim {
+namespace {
+
+const char* type_name(ChakraNodeType t) {
+    switch (t) {
+        case ChakraNodeType::Invalid: return "INVALID";
+        case ChakraNodeType::Metadata: return "METADATA";
+        case ChakraNodeType::MemLoad: return "MEM_LOAD";
+        case ChakraNodeType::MemStore: return "MEM_STORE";
+        case ChakraNodeType::Comp: return "COMP";
+        case ChakraNodeType::CommSend: return "COMM_SEND";
+        case ChakraNodeType::CommRecv: return "COMM_RECV";
+        case ChakraNodeType::CommColl: return "COMM_COLL";
+    }
+    return "?";
+}
+
+// The implementations each collective runs with, one per network dimension,
+// and the warnings for what mimic does differently from ASTRA-sim.
+void settle_implementations(SharedSetup& setup, std::vector<std::string>& warnings) {
+    static const char* const kKeys[kCollectiveKinds] = {"all-reduce-implementation", "reduce-scatter-implementation",
+                                                        "all-gather-implementation", "all-to-all-implementation"};
+    const size_t dims = setup.network.dims.size();
+    for (int c = 0; c < kCollectiveKinds; ++c) {
+        auto impls = setup.system.implementations[c];
+        const std::string& src = setup.system.source;
+        if (impls.empty()) continue;  // an error only if the workload runs this collective
+        bool flat = false;
+        for (const auto& i : impls) flat = flat || i.flat();
+        if (impls.size() > dims && !flat)
+            fail({src, -1, -1, kKeys[c]}, "lists " + std::to_string(impls.size()) + " implementations for a network of " +
+                                              std::to_string(dims) + " dimensions");
+        if (impls.size() < dims && !flat) {
+            warnings.push_back(src + ": '" + kKeys[c] + "' lists " + std::to_string(impls.size()) + " implementation(s) for " +
+                               std::to_string(dims) + " network dimensions; mimic uses '" + algorithm_name(impls.back().kind) +
+                               "' for the rest (ASTRA-sim silently runs the collective on the first dimensions only)");
+            while (impls.size() < dims) impls.push_back(impls.back());
+        }
+        for (auto& i : impls) {
+            if (static_cast<CollectiveKind>(c) == CollectiveKind::AllToAll &&
+                (i.kind == AlgorithmKind::HalvingDoubling || i.kind == AlgorithmKind::OneHalvingDoubling)) {
+                warnings.push_back(src + ": halvingDoubling has no all-to-all; mimic runs it as direct (ASTRA-sim exits with an error)");
+                i = CollectiveImpl{i.kind == AlgorithmKind::HalvingDoubling ? AlgorithmKind::Direct : AlgorithmKind::OneDirect, -1};
+            }
+            if (static_cast<CollectiveKind>(c) != CollectiveKind::AllReduce && i.kind == AlgorithmKind::DoubleBinaryTree)
+                warnings.push_back(src + ": doubleBinaryTree is an all-reduce algorithm; mimic runs " +
+                                   collective_name(static_cast<CollectiveKind>(c)) +
+                                   " with ring on that dimension (ASTRA-sim runs an all-reduce in its place)");
+        }
+        setup.impls[c] = impls;
+    }
+}
+
+void check_groups(const SimulationInput& input, int ranks) {
+    for (const auto& [id, members] : input.comm_groups) {
+        const ErrorLocation where{input.comm_groups_source, -1, -1, std::to_string(id)};
+        if (id <= 0) fail(where, "group ids start at 1 (0 and \"\" mean every rank)");
+        if (members.empty()) fail(where, "group has no ranks");
+        std::set<int> seen;
+        for (int r : members) {
+            if (r < 0 || r >= ranks) fail(where, "rank " + std::to_string(r) + " is not one of the " + std::to_string(ranks) + " ranks");
+            if (!seen.insert(r).second) fail(where, "rank " + std::to_string(r) + " is listed twice");
+        }
+    }
+}
+
+std::string describe(const WorkloadNode& n) {
+    std::string s = std::string(type_name(n.type)) + " node " + std::to_string(n.id);
+    if (n.type == ChakraNodeType::CommSend) s += " (to rank " + std::to_string(n.comm_dst) + ", tag " + std::to_string(n.comm_tag) + ", " + std::to_string(n.comm_size) + " B)";
+    if (n.type == ChakraNodeType::CommRecv) s += " (from rank " + std::to_string(n.comm_src) + ", tag " + std::to_string(n.comm_tag) + ", " + std::to_string(n.comm_size) + " B)";
+    if (n.type == ChakraNodeType::CommColl) s += " (collective type " + std::to_string(static_cast<int>(n.comm_type)) + ", " + std::to_string(n.comm_size) + " B)";
+    return s;
+}
+
+}  // namespace
+
+std::map<int, std::vector<int>> read_comm_groups(const std::string& path) {
+    simdjson::padded_string text;
+    if (simdjson::padded_string::load(path).get(text) != simdjson::SUCCESS) fail({path, -1, -1, ""}, "cannot open the communicator groups");
+    simdjson::dom::parser parser;
+    simdjson::dom::object root;
+    if (parser.parse(text).get(root) != simdjson::SUCCESS) fail({path, -1, -1, ""}, "not a JSON object");
+    std::map<int, std::vector<int>> groups;
+    for (auto field : root) {
+        const std::string key(field.key);
+        int id;
+        try {
+            size_t used = 0;
+            id = std::stoi(key, &used);
+            if (used != key.size()) throw std::invalid_argument(key);
+        } catch (const std::exception&) {
+            fail({path, -1, -1, key}, "group names are numbers");
+        }
+        simdjson::dom::array list;
+        if (field.value.get(list) != simdjson::SUCCESS) fail({path, -1, -1, key}, "expected a list of ranks");
+        std::vector<int> members;
+        for (auto item : list) {
+            int64_t r;
+            if (item.get(r) != simdjson::SUCCESS) fail({path, -1, -1, key}, "ranks are integers");
+            members.push_back(static_cast<int>(r));
+        }
+        groups[id] = std::move(members);
+    }
+    return groups;
+}
+
+SimulationResult simulate(const SimulationInput& input, const SimulationOptions& options) {
+    SimulationResult result;
+    const int ranks = static_cast<int>(input.graphs.size());
+    SharedSetup setup;
+    setup.network = input.network;
+    setup.system = input.system;
+    setup.options = input.options;
+    setup.total_npus = input.network.total_npus();
+    setup.comm_groups = input.comm_groups;
+    setup.endpoint_delay = static_cast<Tick>(static_cast<int64_t>(static_cast<int64_t>(input.system.endpoint_delay) * input.options.injection_scale));
+    if (input.options.num_queues_per_dim < 1) fail({"--num-queues-per-dim", -1, -1, ""}, "must be at least 1");
+    if (setup.total_npus != ranks) {
+        std::string dims;
+        for (const auto& d : input.network.dims) dims += (dims.empty() ? "" : " x ") + std::to_string(d.npus);
+        fail({input.network.source, -1, -1, "npus_count"},
+             "the network has " + std::to_string(setup.total_npus) + " NPUs (" + dims + ") but the workload has " + std::to_string(ranks) + " ranks");
+    }
+    settle_implementations(setup, result.warnings);
+    check_groups(input, ranks);
+    for (const auto& g : input.graphs)
+        for (const auto& w : g.warnings) result.warnings.push_back(w);
+
+    EventQueue queue(ranks);
+    Network network(setup.network, input.options.congestion_aware, queue);
+    RemoteMemory memory(input.memory);
+    std::vector<std::unique_ptr<RankSystem>> systems;
+    std::vector<std::unique_ptr<RankWorkload>> workloads;
+    // Each system reports to its workload, made right after it.
+    struct Relay final : CollectiveListener {
+        RankWorkload* target = nullptr;
+        void collective_done(uint32_t node, Tick started) override { target->collective_done(node, started); }
+    };
+    std::vector<std::unique_ptr<Relay>> relays;
+    std::vector<RankSystem*> raw_systems;
+    for (int r = 0; r < ranks; ++r) {
+        relays.push_back(std::make_unique<Relay>());
+        systems.push_back(std::make_unique<RankSystem>(r, setup, queue, network, *relays.back()));
+        raw_systems.push_back(systems.back().get());
+    }
+    memory.attach(raw_systems);
+    for (int r = 0; r < ranks; ++r) {
+        workloads.push_back(std::make_unique<RankWorkload>(input.graphs[static_cast<size_t>(r)], *systems[static_cast<size_t>(r)], memory));
+        relays[static_cast<size_t>(r)]->target = workloads.back().get();
+    }
+    for (auto& w : workloads) w->start();
+
+    auto last_report = std::chrono::steady_clock::now();
+    uint64_t count = 0;
+    while (queue.run_one()) {
+        if (options.progress && (++count & 0xFFFF) == 0) {
+            const auto now = std::chrono::steady_clock::now();
+            if (now - last_report > std::chrono::seconds(5)) {
+                last_report = now;
+                size_t done = 0;
+                for (const auto& w : workloads) done += w->finished() ? 1 : 0;
+                options.progress(queue.now(), queue.events_run(), done);
+            }
+        }
+    }
+    result.events = queue.events_run();
+    result.end_ns = queue.now();
+    for (auto& w : workloads) result.ranks.push_back(w->result());
+
+    // Ranks still waiting: name what each waits on.
+    size_t reported = 0;
+    for (const auto& w : workloads) {
+        if (w->finished()) continue;
+        if (reported++ >= 8) continue;
+        std::string waits;
+        for (uint32_t i : w->in_flight()) {
+            if (!waits.empty()) waits += "; ";
+            waits += describe(w->graph().nodes[i]);
+        }
+        if (waits.empty()) waits = std::to_string(w->waiting_nodes()) + " nodes whose dependencies never finish";
+        result.errors.push_back(w->graph().file + ": rank " + std::to_string(w->graph().rank) + " never finishes: it waits on " + waits);
+    }
+    if (reported > 8) result.errors.push_back("... and " + std::to_string(reported - 8) + " more ranks that never finish");
+    if (!result.errors.empty()) {
+        for (const auto& p : network.unmatched_list(8)) {
+            const bool collective = p.tag >= 500000000;
+            result.errors.push_back(std::string(p.send_side ? "a send" : "a receive") + " from rank " + std::to_string(p.src) + " to rank " +
+                                    std::to_string(p.dst) + " (" + std::to_string(p.size) + " B, " +
+                                    (collective ? "a collective's message" : "tag " + std::to_string(p.tag)) + ") has no matching " +
+                                    (p.send_side ? "receive" : "send"));
+        }
+    }
+    if (options.record_spans) {
+        for (const auto& w : workloads)
+            for (uint32_t i = 0; i < w->graph().nodes.size(); ++i)
+                if (w->done(i)) result.spans.push_back({w->graph().rank, i, w->class_of(i), w->start_of(i), w->end_of(i)});
+    }
+    return result;
+}
+
+}  // namespace mimic::sim

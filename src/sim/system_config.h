@@ -1,0 +1,71 @@
+// ASTRA-sim's system-layer configuration (the system JSON) and the command
+// line options of its analytical binaries that change results.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mimic::sim {
+
+enum class CollectiveKind : uint8_t { AllReduce, ReduceScatter, AllGather, AllToAll };
+inline constexpr int kCollectiveKinds = 4;
+const char* collective_name(CollectiveKind kind);
+
+enum class AlgorithmKind : uint8_t { Ring, OneRing, Direct, OneDirect, HalvingDoubling, OneHalvingDoubling, DoubleBinaryTree };
+const char* algorithm_name(AlgorithmKind kind);
+
+struct CollectiveImpl {
+    AlgorithmKind kind = AlgorithmKind::Ring;
+    int window = -1;  // directK's K; -1: all peers at once
+    // The implementations that build one flat ring over every NPU.
+    bool flat() const {
+        return kind == AlgorithmKind::OneRing || kind == AlgorithmKind::OneDirect || kind == AlgorithmKind::OneHalvingDoubling;
+    }
+};
+
+enum class SchedulingPolicy : uint8_t { Lifo, Fifo, Explicit };
+
+struct SystemConfig {
+    std::string source;
+    SchedulingPolicy scheduling = SchedulingPolicy::Lifo;
+    bool local_bw_aware = false;  // collective-optimization: localBWAware (else baseline)
+    int active_chunks_per_dimension = 1;
+    int preferred_dataset_splits = 1;
+    double endpoint_delay = 10;   // ns, before injection-scale
+    int local_reduction_delay = 1;
+    double peak_perf_tflops = 0;
+    double local_mem_bw_GBps = 0;  // 0: reductions cost nothing (not set)
+    bool roofline = false;
+    bool replay_only = false;
+    // One list per CollectiveKind, one implementation per network dimension.
+    std::vector<CollectiveImpl> implementations[kCollectiveKinds];
+};
+
+// Reads every key ASTRA-sim reads. Unknown keys, and keys its documentation
+// lists but its code never reads (boost-mode, intra-/inter-dimension-scheduling),
+// become warnings naming the key; so do defaults taken for missing keys.
+// Throws mimic::Error naming the file and key for values it cannot use.
+SystemConfig read_system_config(const std::string& path, std::vector<std::string>& warnings);
+SystemConfig parse_system_config(const std::string& text, const std::string& source, std::vector<std::string>& warnings);
+
+// The options of ASTRA-sim's command line that change results, same names.
+struct RunOptions {
+    int num_queues_per_dim = 1;
+    double comm_scale = 1;       // ASTRA-sim ignores it; mimic scales every communication size
+    double compute_scale = 1;    // ASTRA-sim ignores it; mimic scales every compute duration
+    double injection_scale = 1;  // scales endpoint-delay, as in ASTRA-sim
+    bool rendezvous = false;
+    bool congestion_aware = false;
+};
+
+// Remote memory (ASTRA-sim's remote-memory JSON).
+struct RemoteMemoryConfig {
+    std::string type = "NO_MEMORY_EXPANSION";
+    double latency_ns = 0;
+    double bytes_per_ns = 0;       // remote-mem-bw, as ASTRA-sim divides by it
+    int num_nodes = 0;             // PER_NODE_MEMORY_EXPANSION
+    int npus_per_node = 0;
+};
+RemoteMemoryConfig read_remote_memory_config(const std::string& path, std::vector<std::string>& warnings);
+
+}  // namespace mimic::sim

@@ -1,0 +1,182 @@
+#include "sim/workload_graph.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "io/chakra_reader.h"
+#include "support/error.h"
+#include "trace/trace.h"
+
+namespace mimic::sim {
+namespace {
+
+// Reads one attribute into the node, failing with file, node and field on a
+// value of the wrong kind.
+class AttrReader {
+public:
+    AttrReader(const Trace& trace, RankGraph& graph, WorkloadNode& node) : trace_(trace), graph_(graph), node_(node) {}
+
+    void read(const Attr& attr) {
+        const std::string_view name = trace_.str(attr.name);
+        const Value& v = attr.value;
+        if (name == "is_cpu_op") node_.is_cpu_op = as_bool(v, name);
+        else if (name == "comm_type") node_.comm_type = static_cast<ChakraCollective>(as_int(v, name));
+        else if (name == "comm_size") node_.comm_size = as_unsigned(v, name);
+        else if (name == "comm_src") node_.comm_src = as_int(v, name);
+        else if (name == "comm_dst") node_.comm_dst = as_int(v, name);
+        else if (name == "comm_tag") node_.comm_tag = as_int(v, name);
+        else if (name == "comm_priority") node_.comm_priority = as_int(v, name);
+        else if (name == "num_ops") node_.num_ops = as_unsigned(v, name);
+        else if (name == "tensor_size") node_.tensor_size = as_unsigned(v, name);
+        else if (name == "pg_name") node_.comm_group = group_of(v, name);
+        else if (name == "involved_dim") read_involved(v, name);
+    }
+
+private:
+    [[noreturn]] void bad(std::string_view field, const std::string& what) const {
+        fail({graph_.file, static_cast<int64_t>(node_.id), -1, std::string(field)}, what);
+    }
+    int64_t as_int(const Value& v, std::string_view field) const {
+        switch (v.kind) {
+            case ValueKind::Int: return v.payload.i;
+            case ValueKind::Bool: return v.payload.b ? 1 : 0;
+            case ValueKind::Double: return static_cast<int64_t>(v.payload.d);
+            default: bad(field, "expected an integer");
+        }
+    }
+    uint64_t as_unsigned(const Value& v, std::string_view field) const {
+        const int64_t i = as_int(v, field);
+        // uint64 attributes read as the same bits; only a negative int64 is refused.
+        if (i < 0 && trace_.str(v.type).find("uint") == std::string_view::npos) bad(field, "must not be negative");
+        return static_cast<uint64_t>(i);
+    }
+    bool as_bool(const Value& v, std::string_view field) const { return as_int(v, field) != 0; }
+    int32_t group_of(const Value& v, std::string_view field) const {
+        if (v.kind == ValueKind::Int) return static_cast<int32_t>(v.payload.i);
+        if (v.kind != ValueKind::String) bad(field, "expected a string");
+        const std::string_view s = trace_.str(v.payload.str);
+        if (s.empty()) return 0;
+        int64_t n = 0;
+        for (char c : s) {
+            if (c < '0' || c > '9' || n > 1'000'000'000) bad(field, "communicator group '" + std::string(s) + "' is not a number");
+            n = n * 10 + (c - '0');
+        }
+        return static_cast<int32_t>(n);
+    }
+    void read_involved(const Value& v, std::string_view field) {
+        if (v.kind != ValueKind::List) bad(field, "expected a bool list");
+        node_.involved_begin = static_cast<uint32_t>(graph_.involved_dims.size());
+        for (uint32_t i = 0; i < v.payload.range.count; ++i)
+            graph_.involved_dims.push_back(as_bool(trace_.values[v.payload.range.begin + i], field) ? 1 : 0);
+        node_.involved_count = v.payload.range.count;
+    }
+
+    const Trace& trace_;
+    RankGraph& graph_;
+    WorkloadNode& node_;
+};
+
+}  // namespace
+
+const WorkloadNode* RankGraph::find(uint64_t id) const {
+    auto it = std::lower_bound(nodes.begin(), nodes.end(), id, [](const WorkloadNode& n, uint64_t v) { return n.id < v; });
+    return it != nodes.end() && it->id == id ? &*it : nullptr;
+}
+
+RankGraph build_rank_graph(const Trace& trace, int rank) {
+    RankGraph graph;
+    graph.rank = rank;
+    graph.file = trace.source_path;
+    const size_t n = trace.nodes.size();
+    std::vector<uint32_t> order(n);
+    for (uint32_t i = 0; i < n; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return trace.nodes[a].id.value < trace.nodes[b].id.value; });
+    graph.nodes.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+        const Node& src = trace.nodes[order[i]];
+        WorkloadNode& node = graph.nodes[i];
+        node.id = src.id.value;
+        if (i > 0 && graph.nodes[i - 1].id == node.id)
+            fail({graph.file, static_cast<int64_t>(node.id), -1, "id"}, "two nodes have this id");
+        node.type = src.chakra_type;
+        node.duration_us = src.chakra_duration_us;
+        AttrReader reader(trace, graph, node);
+        for (uint32_t a = 0; a < src.attrs.count; ++a) reader.read(trace.attrs[src.attrs.begin + a]);
+        const bool comm = node.type == ChakraNodeType::CommColl || node.type == ChakraNodeType::CommSend ||
+                          node.type == ChakraNodeType::CommRecv;
+        if (comm && node.is_cpu_op) {
+            // ASTRA-sim hangs on these (the rank never finishes, exit code 0).
+            graph.warnings.push_back(graph.file + ": node " + std::to_string(node.id) +
+                                     ": a communication node marked is_cpu_op; simulated as device communication");
+            node.is_cpu_op = false;
+        }
+    }
+
+    // Dependencies: data and control together, each parent once.
+    std::vector<std::vector<uint32_t>> kids(n);
+    std::vector<uint32_t> parents;
+    for (size_t i = 0; i < n; ++i) {
+        const Node& src = trace.nodes[order[i]];
+        WorkloadNode& node = graph.nodes[i];
+        parents.clear();
+        for (ValueRange range : {src.data_deps, src.deps}) {
+            for (uint32_t e = 0; e < range.count; ++e) {
+                const uint64_t dep = trace.edges[range.begin + e].value;
+                const WorkloadNode* parent = graph.find(dep);
+                if (dep == node.id || !parent) {
+                    graph.warnings.push_back(graph.file + ": node " + std::to_string(node.id) +
+                                             (dep == node.id ? ": depends on itself" : ": depends on node " + std::to_string(dep) + ", which the file does not have") +
+                                             "; the dependency is dropped");
+                    continue;
+                }
+                parents.push_back(static_cast<uint32_t>(parent - graph.nodes.data()));
+            }
+        }
+        std::sort(parents.begin(), parents.end());
+        parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+        node.parents = static_cast<uint32_t>(parents.size());
+        for (uint32_t p : parents) kids[p].push_back(static_cast<uint32_t>(i));
+    }
+    for (size_t i = 0; i < n; ++i) {
+        graph.nodes[i].children_begin = static_cast<uint32_t>(graph.children.size());
+        graph.nodes[i].children_count = static_cast<uint32_t>(kids[i].size());
+        graph.children.insert(graph.children.end(), kids[i].begin(), kids[i].end());
+    }
+
+    // A cycle would leave its nodes waiting forever: find one now (Kahn).
+    std::vector<uint32_t> waiting(n);
+    std::vector<uint32_t> ready;
+    for (size_t i = 0; i < n; ++i) {
+        waiting[i] = graph.nodes[i].parents;
+        if (waiting[i] == 0) ready.push_back(static_cast<uint32_t>(i));
+    }
+    size_t done = 0;
+    while (!ready.empty()) {
+        const uint32_t i = ready.back();
+        ready.pop_back();
+        ++done;
+        const WorkloadNode& node = graph.nodes[i];
+        for (uint32_t c = 0; c < node.children_count; ++c) {
+            const uint32_t kid = graph.children[node.children_begin + c];
+            if (--waiting[kid] == 0) ready.push_back(kid);
+        }
+    }
+    if (done != n) {
+        for (size_t i = 0; i < n; ++i)
+            if (waiting[i] > 0)
+                fail({graph.file, static_cast<int64_t>(graph.nodes[i].id), -1, "ctrl_deps/data_deps"},
+                     "is part of a dependency cycle");
+    }
+    return graph;
+}
+
+RankGraph read_rank_graph(const std::string& path, int rank) {
+    ChakraReadOptions options;
+    options.progress = false;
+    const Trace trace = read_chakra(path, options);
+    // The reader's own warnings are about dependencies on absent nodes, which
+    // build_rank_graph reports node by node.
+    return build_rank_graph(trace, rank);
+}
+
+}  // namespace mimic::sim

@@ -1,0 +1,63 @@
+// One rank's Chakra graph in the form the simulator walks: nodes sorted by
+// id, each with the fields ASTRA-sim's workload layer reads, and its children.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trace/node.h"
+
+namespace mimic {
+class Trace;
+}
+
+namespace mimic::sim {
+
+// Chakra's CollectiveCommType numbering.
+enum class ChakraCollective : int32_t {
+    AllReduce = 0, Reduce = 1, AllGather = 2, Gather = 3, Scatter = 4, Broadcast = 5,
+    AllToAll = 6, ReduceScatter = 7, ReduceScatterBlock = 8, Barrier = 9, None = -1,
+};
+
+struct WorkloadNode {
+    uint64_t id = 0;
+    ChakraNodeType type = ChakraNodeType::Invalid;
+    bool is_cpu_op = false;  // absent means a device (GPU) node, as ASTRA-sim reads it
+    uint64_t duration_us = 0;
+    ChakraCollective comm_type = ChakraCollective::None;
+    uint64_t comm_size = 0;
+    int64_t comm_src = -1;  // -1: absent (the issuing rank)
+    int64_t comm_dst = -1;
+    int64_t comm_tag = 0;
+    int64_t comm_priority = 0;
+    int32_t comm_group = 0;  // pg_name as a number; 0 for "" and "0" (all ranks)
+    uint64_t num_ops = 0;
+    uint64_t tensor_size = 0;
+    uint32_t involved_begin = 0;  // into RankGraph::involved_dims
+    uint32_t involved_count = 0;  // 0: attribute absent (all dimensions)
+    uint32_t parents = 0;         // distinct dependencies (data and control)
+    uint32_t children_begin = 0;  // into RankGraph::children
+    uint32_t children_count = 0;
+};
+
+struct RankGraph {
+    int rank = 0;
+    std::string file;
+    std::vector<WorkloadNode> nodes;   // sorted by id
+    std::vector<uint32_t> children;    // node positions
+    std::vector<uint8_t> involved_dims;
+    std::vector<std::string> warnings;
+    const WorkloadNode* find(uint64_t id) const;
+};
+
+// Builds a rank's graph from a Chakra trace. Dependencies on absent nodes or
+// on the node itself are dropped with a warning naming the file and node (they
+// could never be met); a dependency cycle, a duplicate node id or an
+// attribute of the wrong kind throws mimic::Error naming file, node and field.
+RankGraph build_rank_graph(const Trace& trace, int rank);
+
+// Reads PREFIX.<rank>.et for each rank (plain or gzip).
+RankGraph read_rank_graph(const std::string& path, int rank);
+
+}  // namespace mimic::sim
