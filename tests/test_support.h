@@ -19,6 +19,9 @@ inline std::string traces_dir() {
 
 inline std::string trace_path(const std::string& relative) { return traces_dir() + "/" + relative; }
 
+// ASTRA-sim's reference cases sit beside the traces in ../shared (astra/).
+inline std::string astra_dir() { return traces_dir() + "/../astra"; }
+
 inline std::string scratch_dir(const std::string& name) {
     auto dir = std::filesystem::path(MIMIC_BINARY_DIR) / "test-scratch" / name;
     std::filesystem::create_directories(dir);

@@ -196,7 +196,9 @@ SimulationResult simulate(const SimulationInput& input, const SimulationOptions&
         result.errors.push_back(w->graph().file + ": rank " + std::to_string(w->graph().rank) + " never finishes: it waits on " + waits);
     }
     if (reported > 8) result.errors.push_back("... and " + std::to_string(reported - 8) + " more ranks that never finish");
-    if (!result.errors.empty()) {
+    // Messages whose other half never came: a deadlock's cause, or (a send
+    // completes when its message lands) a trace whose ranks disagree.
+    {
         for (const auto& p : network.unmatched_list(8)) {
             const bool collective = p.tag >= 500000000;
             result.errors.push_back(std::string(p.send_side ? "a send" : "a receive") + " from rank " + std::to_string(p.src) + " to rank " +

@@ -1,6 +1,7 @@
 #include "sim/workload_graph.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <unordered_map>
 
 #include "io/chakra_reader.h"
@@ -177,6 +178,21 @@ RankGraph read_rank_graph(const std::string& path, int rank) {
     // The reader's own warnings are about dependencies on absent nodes, which
     // build_rank_graph reports node by node.
     return build_rank_graph(trace, rank);
+}
+
+std::vector<RankGraph> read_workload_prefix(const std::string& prefix, int ranks) {
+    std::vector<RankGraph> graphs;
+    graphs.reserve(static_cast<size_t>(ranks));
+    for (int r = 0; r < ranks; ++r) {
+        const std::string path = prefix + "." + std::to_string(r) + ".et";
+        if (!std::filesystem::exists(path)) {
+            const std::string present = r > 0 ? " (ranks 0-" + std::to_string(r - 1) + " are there)" : "";
+            fail({path, -1, -1, ""}, "rank " + std::to_string(r) + "'s workload file is missing" + present + "; the network has " +
+                                         std::to_string(ranks) + " NPUs");
+        }
+        graphs.push_back(read_rank_graph(path, r));
+    }
+    return graphs;
 }
 
 }  // namespace mimic::sim

@@ -57,7 +57,11 @@ struct RankGraph {
 // attribute of the wrong kind throws mimic::Error naming file, node and field.
 RankGraph build_rank_graph(const Trace& trace, int rank);
 
-// Reads PREFIX.<rank>.et for each rank (plain or gzip).
+// Reads one rank's Chakra file (plain or gzip).
 RankGraph read_rank_graph(const std::string& path, int rank);
+
+// Reads PREFIX.<r>.et for r in 0..ranks-1, as ASTRA-sim does; a missing file
+// throws mimic::Error naming it and the ranks that are there.
+std::vector<RankGraph> read_workload_prefix(const std::string& prefix, int ranks);
 
 }  // namespace mimic::sim

@@ -3,7 +3,6 @@
 // reads it) on a modelled network, with ASTRA-sim's inputs and semantics.
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -36,22 +35,6 @@ bool parse_bool(const std::string& text, const char* option) {
     fail({option, -1, -1, ""}, "expected true or false, got '" + text + "'");
 }
 
-std::vector<sim::RankGraph> read_workload(const std::string& prefix, int ranks) {
-    std::vector<sim::RankGraph> graphs;
-    graphs.reserve(static_cast<size_t>(ranks));
-    for (int r = 0; r < ranks; ++r) {
-        const std::string path = prefix + "." + std::to_string(r) + ".et";
-        if (!std::filesystem::exists(path)) {
-            std::string hint;
-            if (r > 0) hint = " (ranks 0-" + std::to_string(r - 1) + " are there)";
-            fail({path, -1, -1, ""}, "rank " + std::to_string(r) + "'s workload file is missing" + hint + "; the network has " +
-                                         std::to_string(ranks) + " NPUs");
-        }
-        graphs.push_back(sim::read_rank_graph(path, r));
-    }
-    return graphs;
-}
-
 int run(SimulateArgs& args) {
     sim::SimulationInput input;
     std::vector<std::string> config_warnings;
@@ -69,7 +52,7 @@ int run(SimulateArgs& args) {
     input.options = args.options;
 
     const auto t0 = std::chrono::steady_clock::now();
-    input.graphs = read_workload(args.workload, input.network.total_npus());
+    input.graphs = sim::read_workload_prefix(args.workload, input.network.total_npus());
     sim::SimulationOptions options;
     options.record_spans = !args.timeline.empty();
     options.progress = [](sim::Tick t, uint64_t events, size_t finished) {
