@@ -25,6 +25,16 @@ int Network::dimension_between(int src, int dst) const {
     return -1;
 }
 
+int Network::offset_between(int src, int dst) const {
+    int offset = 0;
+    for (size_t d = 0; d < config_.dims.size(); ++d) {
+        const int n = config_.dims[d].npus;
+        const int a = (src / stride_[d]) % n, b = (dst / stride_[d]) % n;
+        offset += ((b - a + n) % n) * stride_[d];
+    }
+    return offset;
+}
+
 Tick Network::delay(int src, int dst, uint64_t size) const {
     const int d = dimension_between(src, dst);
     if (d < 0) return 0;
@@ -68,7 +78,7 @@ uint32_t Network::new_message(Message m) {
 }
 
 void Network::send(int src, int dst, uint64_t tag, uint64_t size, Handler on_sent) {
-    Channel& ch = channels_[Key{tag, size, src, dst}];
+    Channel& ch = channels_[key_of(src, dst, tag, size)];
     const uint64_t seq = ch.sends++;
     Exchange& ex = exchange(ch, seq);
     ex.sent = true;
@@ -84,7 +94,7 @@ void Network::send(int src, int dst, uint64_t tag, uint64_t size, Handler on_sen
 }
 
 void Network::recv(int src, int dst, uint64_t tag, uint64_t size, Handler on_received) {
-    Channel& ch = channels_[Key{tag, size, src, dst}];
+    Channel& ch = channels_[key_of(src, dst, tag, size)];
     const uint64_t seq = ch.recvs++;
     Exchange& ex = exchange(ch, seq);
     if (ex.arrived) {

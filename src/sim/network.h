@@ -28,6 +28,15 @@ class Network final : public EventTarget {
 public:
     Network(const NetworkConfig& config, bool congestion_aware, EventQueue& queue);
 
+    // Rank-symmetric mode, for a workload every rank runs alike on a network
+    // every translation maps onto itself (rings, switches, full meshes): only
+    // one rank is simulated, and a message it sends to the NPU at offset d
+    // stands for the one it receives from the NPU at offset -d, sent at the
+    // same time by symmetry. Messages then match on (tag, size, offset).
+    void set_mirrored(bool mirrored) { mirrored_ = mirrored; }
+    // The offset from one NPU to another, per dimension modulo its size, as an NPU id.
+    int offset_between(int src, int dst) const;
+
     // A send completes when the message arrives; the matching receive (same
     // tag, source, destination and size, in order) completes then too, or
     // when it is posted if that is later.
@@ -64,6 +73,9 @@ private:
             return static_cast<size_t>(h ^ (h >> 31));
         }
     };
+    Key key_of(int src, int dst, uint64_t tag, uint64_t size) const {
+        return mirrored_ ? Key{tag, size, offset_between(src, dst), -1} : Key{tag, size, src, dst};
+    }
     struct Exchange {
         Handler on_sent, on_received;
         bool sent = false, posted = false, arrived = false, done = false;
@@ -101,6 +113,7 @@ private:
 
     NetworkConfig config_;
     bool aware_;
+    bool mirrored_ = false;
     EventQueue& queue_;
     std::vector<int> stride_;  // NPUs per step of each dimension
     std::unordered_map<Key, Channel, KeyHash> channels_;

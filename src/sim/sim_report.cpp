@@ -76,7 +76,7 @@ std::string format_json(const SimulationResult& result, double wall_seconds) {
         all = all && r.finished;
     }
     w.field("iteration_ns", last).field("all_ranks_finished", all).field("events", result.events);
-    w.field("simulation_seconds", wall_seconds);
+    w.field("simulation_seconds", wall_seconds).field("simulated_once", result.simulated_once);
     w.key("ranks").begin_array();
     for (const auto& r : result.ranks) {
         w.begin_object();

@@ -119,9 +119,41 @@ std::map<int, std::vector<int>> read_comm_groups(const std::string& path) {
     return groups;
 }
 
-SimulationResult simulate(const SimulationInput& input, const SimulationOptions& options) {
-    SimulationResult result;
-    const int ranks = static_cast<int>(input.graphs.size());
+namespace {
+
+std::string obstacle_in(const SimulationInput& input, const SharedSetup& setup) {
+    if (input.graphs.empty()) return "no ranks";
+    if (input.options.congestion_aware) return "links contend (congestion-aware model)";
+    const RankGraph& first = input.graphs[0];
+    for (size_t r = 1; r < input.graphs.size(); ++r)
+        if (!input.graphs[r].same_graph(first)) return "rank " + std::to_string(r) + "'s graph differs from rank 0's";
+    bool used[kCollectiveKinds] = {};
+    for (const WorkloadNode& n : first.nodes) {
+        if (n.type == ChakraNodeType::CommSend || n.type == ChakraNodeType::CommRecv) return "point-to-point messages";
+        if (n.type == ChakraNodeType::MemLoad || n.type == ChakraNodeType::MemStore) return "remote memory";
+        if (n.type != ChakraNodeType::CommColl || input.system.replay_only) continue;
+        if (n.comm_group != 0) return "communicator groups";
+        switch (n.comm_type) {
+            case ChakraCollective::AllReduce: used[0] = true; break;
+            case ChakraCollective::ReduceScatter:
+            case ChakraCollective::ReduceScatterBlock: used[1] = true; break;
+            case ChakraCollective::AllGather: used[2] = true; break;
+            case ChakraCollective::AllToAll: used[3] = true; break;
+            default: break;
+        }
+    }
+    for (int c = 0; c < kCollectiveKinds; ++c) {
+        if (!used[c]) continue;
+        for (const CollectiveImpl& impl : setup.impls[c]) {
+            if (impl.kind == AlgorithmKind::HalvingDoubling || impl.kind == AlgorithmKind::OneHalvingDoubling)
+                return "halving-doubling pairs NPUs by position";
+            if (impl.kind == AlgorithmKind::DoubleBinaryTree) return "the double binary tree gives NPUs different roles";
+        }
+    }
+    return "";
+}
+
+SharedSetup make_setup(const SimulationInput& input, std::vector<std::string>& warnings) {
     SharedSetup setup;
     setup.network = input.network;
     setup.system = input.system;
@@ -129,20 +161,38 @@ SimulationResult simulate(const SimulationInput& input, const SimulationOptions&
     setup.total_npus = input.network.total_npus();
     setup.comm_groups = input.comm_groups;
     setup.endpoint_delay = static_cast<Tick>(static_cast<int64_t>(static_cast<int64_t>(input.system.endpoint_delay) * input.options.injection_scale));
+    settle_implementations(setup, warnings);
+    return setup;
+}
+
+}  // namespace
+
+std::string symmetry_obstacle(const SimulationInput& input) {
+    std::vector<std::string> ignored;
+    return obstacle_in(input, make_setup(input, ignored));
+}
+
+SimulationResult simulate(const SimulationInput& input, const SimulationOptions& options) {
+    SimulationResult result;
+    const int ranks = static_cast<int>(input.graphs.size());
     if (input.options.num_queues_per_dim < 1) fail({"--num-queues-per-dim", -1, -1, ""}, "must be at least 1");
-    if (setup.total_npus != ranks) {
+    const int total_npus = input.network.total_npus();
+    if (total_npus != ranks) {
         std::string dims;
         for (const auto& d : input.network.dims) dims += (dims.empty() ? "" : " x ") + std::to_string(d.npus);
         fail({input.network.source, -1, -1, "npus_count"},
-             "the network has " + std::to_string(setup.total_npus) + " NPUs (" + dims + ") but the workload has " + std::to_string(ranks) + " ranks");
+             "the network has " + std::to_string(total_npus) + " NPUs (" + dims + ") but the workload has " + std::to_string(ranks) + " ranks");
     }
-    settle_implementations(setup, result.warnings);
+    const SharedSetup setup = make_setup(input, result.warnings);
     check_groups(input, ranks);
+    result.simulated_once = options.use_symmetry && ranks > 1 && obstacle_in(input, setup).empty();
+    const int simulated = result.simulated_once ? 1 : ranks;
     for (const auto& g : input.graphs)
         for (const auto& w : g.warnings) result.warnings.push_back(w);
 
-    EventQueue queue(ranks);
+    EventQueue queue(simulated);
     Network network(setup.network, input.options.congestion_aware, queue);
+    network.set_mirrored(result.simulated_once);
     RemoteMemory memory(input.memory);
     std::vector<std::unique_ptr<RankSystem>> systems;
     std::vector<std::unique_ptr<RankWorkload>> workloads;
@@ -153,13 +203,13 @@ SimulationResult simulate(const SimulationInput& input, const SimulationOptions&
     };
     std::vector<std::unique_ptr<Relay>> relays;
     std::vector<RankSystem*> raw_systems;
-    for (int r = 0; r < ranks; ++r) {
+    for (int r = 0; r < simulated; ++r) {
         relays.push_back(std::make_unique<Relay>());
         systems.push_back(std::make_unique<RankSystem>(r, setup, queue, network, *relays.back()));
         raw_systems.push_back(systems.back().get());
     }
     memory.attach(raw_systems);
-    for (int r = 0; r < ranks; ++r) {
+    for (int r = 0; r < simulated; ++r) {
         workloads.push_back(std::make_unique<RankWorkload>(input.graphs[static_cast<size_t>(r)], *systems[static_cast<size_t>(r)], memory));
         relays[static_cast<size_t>(r)]->target = workloads.back().get();
     }
@@ -181,6 +231,10 @@ SimulationResult simulate(const SimulationInput& input, const SimulationOptions&
     result.events = queue.events_run();
     result.end_ns = queue.now();
     for (auto& w : workloads) result.ranks.push_back(w->result());
+    for (int r = simulated; r < ranks; ++r) {
+        result.ranks.push_back(result.ranks[0]);
+        result.ranks.back().rank = r;
+    }
 
     // Ranks still waiting: name what each waits on.
     size_t reported = 0;

@@ -40,10 +40,15 @@ struct SimulationResult {
     uint64_t events = 0;
     Tick end_ns = 0;
     std::vector<Span> spans;  // with SimulationOptions::record_spans
+    // Every rank ran the same graph on a symmetric network, so one rank was
+    // simulated and stands for all (see Network::set_mirrored).
+    bool simulated_once = false;
 };
 
 struct SimulationOptions {
     bool record_spans = false;
+    // Simulate one rank for all when every rank is alike (exact; off to check that).
+    bool use_symmetry = true;
     // Called every few seconds of wall time while running: simulated ns, events, ranks finished.
     std::function<void(Tick, uint64_t, size_t)> progress;
 };
@@ -54,6 +59,12 @@ struct SimulationOptions {
 // that cannot finish (a receive without its send, ranks disagreeing on a
 // collective) returns with `errors` naming each waiting rank and node.
 SimulationResult simulate(const SimulationInput& input, const SimulationOptions& options = {});
+
+// Why the ranks cannot be simulated as one (empty when they can): graphs
+// that differ, point-to-point messages, communicator groups, remote memory,
+// rank-dependent algorithms (halving-doubling, double binary tree) or links
+// that contend (the congestion-aware model).
+std::string symmetry_obstacle(const SimulationInput& input);
 
 // Reads a communicator-group JSON: {"<id>": [ranks...], ...}.
 std::map<int, std::vector<int>> read_comm_groups(const std::string& path);

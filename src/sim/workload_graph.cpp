@@ -79,6 +79,19 @@ private:
 
 }  // namespace
 
+bool operator==(const WorkloadNode& a, const WorkloadNode& b) {
+    return a.id == b.id && a.type == b.type && a.is_cpu_op == b.is_cpu_op && a.duration_us == b.duration_us &&
+           a.comm_type == b.comm_type && a.comm_size == b.comm_size && a.comm_src == b.comm_src && a.comm_dst == b.comm_dst &&
+           a.comm_tag == b.comm_tag && a.comm_priority == b.comm_priority && a.comm_group == b.comm_group &&
+           a.num_ops == b.num_ops && a.tensor_size == b.tensor_size && a.involved_begin == b.involved_begin &&
+           a.involved_count == b.involved_count && a.parents == b.parents && a.children_begin == b.children_begin &&
+           a.children_count == b.children_count;
+}
+
+bool RankGraph::same_graph(const RankGraph& other) const {
+    return nodes == other.nodes && children == other.children && involved_dims == other.involved_dims;
+}
+
 const WorkloadNode* RankGraph::find(uint64_t id) const {
     auto it = std::lower_bound(nodes.begin(), nodes.end(), id, [](const WorkloadNode& n, uint64_t v) { return n.id < v; });
     return it != nodes.end() && it->id == id ? &*it : nullptr;

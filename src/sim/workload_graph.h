@@ -41,6 +41,8 @@ struct WorkloadNode {
     uint32_t children_count = 0;
 };
 
+bool operator==(const WorkloadNode& a, const WorkloadNode& b);
+
 struct RankGraph {
     int rank = 0;
     std::string file;
@@ -49,6 +51,8 @@ struct RankGraph {
     std::vector<uint8_t> involved_dims;
     std::vector<std::string> warnings;
     const WorkloadNode* find(uint64_t id) const;
+    // The same graph: nodes, dependencies and attributes (file and rank aside).
+    bool same_graph(const RankGraph& other) const;
 };
 
 // Builds a rank's graph from a Chakra trace. Dependencies on absent nodes or

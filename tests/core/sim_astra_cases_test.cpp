@@ -148,6 +148,34 @@ TEST(SimAstraCases, HeldOutCasesMatchAstraSim) {
         if (k.status == "ok") expect_matches_astra(k);
 }
 
+// Ranks that run alike are simulated once; the full simulation of every rank
+// gives the same numbers to the ns.
+TEST(SimAstraCases, SimulatingOneRankForAllIsExact) {
+    const std::string dir = testing::astra_dir();
+    if (!std::filesystem::exists(dir + "/cases.json")) GTEST_SKIP() << "ASTRA-sim cases not found under " << dir;
+    int symmetric = 0;
+    for (const AstraCase& k : load_cases(dir)) {
+        if (k.status != "ok") continue;
+        const SimulationInput in = input_of(k);
+        if (!symmetry_obstacle(in).empty()) continue;
+        SCOPED_TRACE(k.name);
+        ++symmetric;
+        SimulationOptions full;
+        full.use_symmetry = false;
+        const SimulationResult once = simulate(in), every = simulate(in, full);
+        EXPECT_TRUE(once.simulated_once);
+        EXPECT_FALSE(every.simulated_once);
+        ASSERT_EQ(once.ranks.size(), every.ranks.size());
+        for (size_t r = 0; r < once.ranks.size(); ++r) {
+            EXPECT_EQ(once.ranks[r].finish_ns, every.ranks[r].finish_ns) << "rank " << r;
+            EXPECT_EQ(once.ranks[r].exposed_comm_ns, every.ranks[r].exposed_comm_ns) << "rank " << r;
+            EXPECT_EQ(once.ranks[r].comm_ns, every.ranks[r].comm_ns) << "rank " << r;
+            EXPECT_EQ(once.ranks[r].overlap_ns, every.ranks[r].overlap_ns) << "rank " << r;
+        }
+    }
+    EXPECT_GE(symmetric, 20);
+}
+
 class SimAstraQuirks : public ::testing::Test {
 protected:
     void SetUp() override {

@@ -27,6 +27,7 @@ struct SimulateArgs {
     std::string json;
     std::string timeline;
     bool astra_lines = false;
+    bool every_rank = false;
 };
 
 bool parse_bool(const std::string& text, const char* option) {
@@ -55,6 +56,7 @@ int run(SimulateArgs& args) {
     input.graphs = sim::read_workload_prefix(args.workload, input.network.total_npus());
     sim::SimulationOptions options;
     options.record_spans = !args.timeline.empty();
+    options.use_symmetry = !args.every_rank;
     options.progress = [](sim::Tick t, uint64_t events, size_t finished) {
         std::fprintf(stderr, "mimic simulate: %.3f ms simulated, %llu events, %zu ranks finished\n", static_cast<double>(t) / 1e6,
                      static_cast<unsigned long long>(events), finished);
@@ -66,7 +68,8 @@ int run(SimulateArgs& args) {
     std::fputs((args.astra_lines ? sim::format_astra_lines(result) : sim::format_table(result)).c_str(), stdout);
     if (args.astra_lines)
         for (const auto& e : result.errors) std::fprintf(stderr, "mimic: error: %s\n", e.c_str());
-    std::fprintf(stderr, "mimic simulate: %zu ranks in %.2f s\n", result.ranks.size(), seconds);
+    std::fprintf(stderr, "mimic simulate: %zu ranks in %.2f s%s\n", result.ranks.size(), seconds,
+                 result.simulated_once ? " (every rank runs alike: simulated once)" : "");
     if (!args.json.empty()) write_output(args.json, sim::format_json(result, seconds));
     if (!args.timeline.empty()) write_output(args.timeline, sim::format_timeline(result, input));
     return result.errors.empty() ? 0 : 1;
@@ -89,6 +92,8 @@ const Registrar registrar{{
         app.add_option("--comm-scale", args->options.comm_scale, "scale every communication size (ASTRA-sim ignores it)");
         app.add_option("--compute-scale", args->options.compute_scale, "scale every compute duration (ASTRA-sim ignores it)");
         app.add_option("--injection-scale", args->options.injection_scale, "scale the endpoint delay");
+        app.add_flag("--every-rank", args->every_rank,
+                     "simulate every rank even when all run alike (by default such ranks are simulated once: exact, and far faster)");
         app.add_flag("--astra-lines", args->astra_lines, "print ASTRA-sim's own 'sys[r] finished' lines instead of the table");
         app.add_option("--json", args->json, "write the per-rank results as JSON to FILE ('-' for stdout)");
         app.add_option("--timeline", args->timeline, "write a Chrome/Perfetto timeline (one track per rank and resource)");
