@@ -102,10 +102,11 @@ void RankWorkload::issue(uint32_t i) {
     occupy(node, +1);
     start_[i] = system_.now();
 
+    double scale = setup.options.compute_scale;
+    if (auto s = setup.options.straggler.find(graph_.rank); s != setup.options.straggler.end()) scale *= s->second;
     auto replay = [&]() {
         Tick runtime = node.duration_us == 0 ? 1 : node.duration_us * 1000;
-        if (setup.options.compute_scale != 1)
-            runtime = std::max<Tick>(1, static_cast<Tick>(std::llround(static_cast<double>(runtime) * setup.options.compute_scale)));
+        if (scale != 1) runtime = std::max<Tick>(1, static_cast<Tick>(std::llround(static_cast<double>(runtime) * scale)));
         if (!node.is_cpu_op) gpu_busy_ += runtime;
         else cpu_busy_ += runtime;
         after(runtime, i);
@@ -133,8 +134,7 @@ void RankWorkload::issue(uint32_t i) {
                 const double intensity = num_ops / static_cast<double>(node.tensor_size);
                 const double perf = std::min(setup.system.local_mem_bw_GBps * 1e9 * intensity, setup.system.peak_perf_tflops * 1e12);
                 Tick runtime = static_cast<Tick>(num_ops / perf * 1e9);
-                if (setup.options.compute_scale != 1)
-                    runtime = static_cast<Tick>(std::llround(static_cast<double>(runtime) * setup.options.compute_scale));
+                if (scale != 1) runtime = static_cast<Tick>(std::llround(static_cast<double>(runtime) * scale));
                 gpu_busy_ += runtime;
                 after(runtime, i);
                 return;

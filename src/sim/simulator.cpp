@@ -124,6 +124,7 @@ namespace {
 std::string obstacle_in(const SimulationInput& input, const SharedSetup& setup) {
     if (input.graphs.empty()) return "no ranks";
     if (input.options.congestion_aware) return "links contend (congestion-aware model)";
+    if (!input.options.straggler.empty()) return "a straggler rank";
     const RankGraph& first = input.graphs[0];
     for (size_t r = 1; r < input.graphs.size(); ++r)
         if (!input.graphs[r].same_graph(first)) return "rank " + std::to_string(r) + "'s graph differs from rank 0's";

@@ -2,6 +2,7 @@
 // line options of its analytical binaries that change results.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,8 @@ struct RunOptions {
     double injection_scale = 1;  // scales endpoint-delay, as in ASTRA-sim
     bool rendezvous = false;
     bool congestion_aware = false;
+    // What-if: these ranks compute this many times slower (--straggler RANK=FACTOR).
+    std::map<int, double> straggler;
 };
 
 // Remote memory (ASTRA-sim's remote-memory JSON).

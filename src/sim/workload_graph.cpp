@@ -97,54 +97,45 @@ const WorkloadNode* RankGraph::find(uint64_t id) const {
     return it != nodes.end() && it->id == id ? &*it : nullptr;
 }
 
-RankGraph build_rank_graph(const Trace& trace, int rank) {
-    RankGraph graph;
-    graph.rank = rank;
-    graph.file = trace.source_path;
-    const size_t n = trace.nodes.size();
-    std::vector<uint32_t> order(n);
-    for (uint32_t i = 0; i < n; ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return trace.nodes[a].id.value < trace.nodes[b].id.value; });
-    graph.nodes.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-        const Node& src = trace.nodes[order[i]];
-        WorkloadNode& node = graph.nodes[i];
-        node.id = src.id.value;
-        if (i > 0 && graph.nodes[i - 1].id == node.id)
-            fail({graph.file, static_cast<int64_t>(node.id), -1, "id"}, "two nodes have this id");
-        node.type = src.chakra_type;
-        node.duration_us = src.chakra_duration_us;
-        AttrReader reader(trace, graph, node);
-        for (uint32_t a = 0; a < src.attrs.count; ++a) reader.read(trace.attrs[src.attrs.begin + a]);
-        const bool comm = node.type == ChakraNodeType::CommColl || node.type == ChakraNodeType::CommSend ||
-                          node.type == ChakraNodeType::CommRecv;
-        if (comm && node.is_cpu_op) {
-            // ASTRA-sim hangs on these (the rank never finishes, exit code 0).
-            graph.warnings.push_back(graph.file + ": node " + std::to_string(node.id) +
-                                     ": a communication node marked is_cpu_op; simulated as device communication");
-            node.is_cpu_op = false;
-        }
+void RankGraphBuilder::add(const WorkloadNode& node, const std::vector<uint64_t>& deps) {
+    WorkloadNode n = node;
+    const bool comm = n.type == ChakraNodeType::CommColl || n.type == ChakraNodeType::CommSend || n.type == ChakraNodeType::CommRecv;
+    if (comm && n.is_cpu_op) {
+        // ASTRA-sim hangs on these (the rank never finishes, exit code 0).
+        graph_.warnings.push_back(graph_.file + ": node " + std::to_string(n.id) +
+                                  ": a communication node marked is_cpu_op; simulated as device communication");
+        n.is_cpu_op = false;
     }
+    n.children_begin = static_cast<uint32_t>(deps_.size());  // until finish(): where its dependencies start
+    n.children_count = static_cast<uint32_t>(deps.size());
+    deps_.insert(deps_.end(), deps.begin(), deps.end());
+    graph_.nodes.push_back(n);
+}
+
+RankGraph RankGraphBuilder::finish() {
+    RankGraph& graph = graph_;
+    const size_t n = graph.nodes.size();
+    std::stable_sort(graph.nodes.begin(), graph.nodes.end(), [](const WorkloadNode& a, const WorkloadNode& b) { return a.id < b.id; });
+    for (size_t i = 1; i < n; ++i)
+        if (graph.nodes[i - 1].id == graph.nodes[i].id)
+            fail({graph.file, static_cast<int64_t>(graph.nodes[i].id), -1, "id"}, "two nodes have this id");
 
     // Dependencies: data and control together, each parent once.
     std::vector<std::vector<uint32_t>> kids(n);
     std::vector<uint32_t> parents;
     for (size_t i = 0; i < n; ++i) {
-        const Node& src = trace.nodes[order[i]];
         WorkloadNode& node = graph.nodes[i];
         parents.clear();
-        for (ValueRange range : {src.data_deps, src.deps}) {
-            for (uint32_t e = 0; e < range.count; ++e) {
-                const uint64_t dep = trace.edges[range.begin + e].value;
-                const WorkloadNode* parent = graph.find(dep);
-                if (dep == node.id || !parent) {
-                    graph.warnings.push_back(graph.file + ": node " + std::to_string(node.id) +
-                                             (dep == node.id ? ": depends on itself" : ": depends on node " + std::to_string(dep) + ", which the file does not have") +
-                                             "; the dependency is dropped");
-                    continue;
-                }
-                parents.push_back(static_cast<uint32_t>(parent - graph.nodes.data()));
+        for (uint32_t e = 0; e < node.children_count; ++e) {
+            const uint64_t dep = deps_[node.children_begin + e];
+            const WorkloadNode* parent = graph.find(dep);
+            if (dep == node.id || !parent) {
+                graph.warnings.push_back(graph.file + ": node " + std::to_string(node.id) +
+                                         (dep == node.id ? ": depends on itself" : ": depends on node " + std::to_string(dep) + ", which the file does not have") +
+                                         "; the dependency is dropped");
+                continue;
             }
+            parents.push_back(static_cast<uint32_t>(parent - graph.nodes.data()));
         }
         std::sort(parents.begin(), parents.end());
         parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
@@ -181,7 +172,26 @@ RankGraph build_rank_graph(const Trace& trace, int rank) {
                 fail({graph.file, static_cast<int64_t>(graph.nodes[i].id), -1, "ctrl_deps/data_deps"},
                      "is part of a dependency cycle");
     }
-    return graph;
+    deps_.clear();
+    return std::move(graph_);
+}
+
+RankGraph build_rank_graph(const Trace& trace, int rank) {
+    RankGraphBuilder builder(trace.source_path, rank);
+    std::vector<uint64_t> deps;
+    for (const Node& src : trace.nodes) {
+        WorkloadNode node;
+        node.id = src.id.value;
+        node.type = src.chakra_type;
+        node.duration_us = src.chakra_duration_us;
+        AttrReader reader(trace, builder.graph(), node);
+        for (uint32_t a = 0; a < src.attrs.count; ++a) reader.read(trace.attrs[src.attrs.begin + a]);
+        deps.clear();
+        for (ValueRange range : {src.data_deps, src.deps})
+            for (uint32_t e = 0; e < range.count; ++e) deps.push_back(trace.edges[range.begin + e].value);
+        builder.add(node, deps);
+    }
+    return builder.finish();
 }
 
 RankGraph read_rank_graph(const std::string& path, int rank) {

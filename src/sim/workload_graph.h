@@ -55,6 +55,25 @@ struct RankGraph {
     bool same_graph(const RankGraph& other) const;
 };
 
+// Collects nodes with their dependencies (node ids, data and control alike)
+// and makes the graph: nodes sorted by id, children listed, dependencies on
+// absent nodes or on the node itself dropped with a warning naming the file
+// and node, a cycle or a duplicate id thrown as mimic::Error.
+class RankGraphBuilder {
+public:
+    RankGraphBuilder(std::string file, int rank) {
+        graph_.file = std::move(file);
+        graph_.rank = rank;
+    }
+    void add(const WorkloadNode& node, const std::vector<uint64_t>& deps);
+    RankGraph& graph() { return graph_; }  // for attributes read into it while adding
+    RankGraph finish();
+
+private:
+    RankGraph graph_;
+    std::vector<uint64_t> deps_;
+};
+
 // Builds a rank's graph from a Chakra trace. Dependencies on absent nodes or
 // on the node itself are dropped with a warning naming the file and node (they
 // could never be met); a dependency cycle, a duplicate node id or an

@@ -3,12 +3,14 @@
 // reads it) on a modelled network, with ASTRA-sim's inputs and semantics.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "command.h"
 #include "sim/sim_report.h"
 #include "sim/simulator.h"
+#include "sim/trace_workload.h"
 #include "support/error.h"
 #include "support/output.h"
 
@@ -16,7 +18,11 @@ namespace mimic::cli {
 namespace {
 
 struct SimulateArgs {
-    std::string workload;
+    std::vector<std::string> inputs;
+    int ranks = 0;
+    std::string profile;
+    std::vector<std::string> stragglers;
+    std::vector<std::string> link_degrades;
     std::string network;
     std::string system;
     std::string memory;
@@ -36,6 +42,41 @@ bool parse_bool(const std::string& text, const char* option) {
     fail({option, -1, -1, ""}, "expected true or false, got '" + text + "'");
 }
 
+// "3=1.5" -> (3, 1.5); names the option on anything else.
+std::pair<int, double> key_factor(const std::string& text, const char* option) {
+    const auto eq = text.find('=');
+    try {
+        if (eq == std::string::npos) throw std::invalid_argument(text);
+        size_t used = 0;
+        const int key = std::stoi(text.substr(0, eq), &used);
+        const double factor = std::stod(text.substr(eq + 1));
+        if (used != eq || key < 0 || !(factor > 0)) throw std::invalid_argument(text);
+        return {key, factor};
+    } catch (const std::exception&) {
+        fail({option, -1, -1, ""}, "expected N=FACTOR with FACTOR > 0, got '" + text + "'");
+    }
+}
+
+// The workload: an ASTRA-sim prefix (PREFIX.<r>.et), else traces mimic reads.
+std::vector<sim::RankGraph> read_inputs(const SimulateArgs& args, sim::SimulationInput& input, std::vector<std::string>& notes) {
+    const int npus = input.network.total_npus();
+    if (args.inputs.size() == 1 && std::filesystem::exists(args.inputs[0] + ".0.et")) {
+        if (args.ranks > 0 && !std::filesystem::exists(args.inputs[0] + ".1.et"))
+            return sim::replicate_ranks(sim::read_rank_graph(args.inputs[0] + ".0.et", 0), args.ranks, notes);
+        return sim::read_workload_prefix(args.inputs[0], npus);
+    }
+    sim::TraceWorkload traces = sim::read_trace_workload(args.inputs, args.profile);
+    notes.insert(notes.end(), traces.notes.begin(), traces.notes.end());
+    if (args.ranks > 0) {
+        if (traces.graphs.size() != 1)
+            fail({"--ranks", -1, -1, ""}, "scales one rank's trace; " + std::to_string(traces.graphs.size()) + " ranks were given");
+        return sim::replicate_ranks(traces.graphs[0], args.ranks, notes);
+    }
+    input.comm_groups = traces.comm_groups;
+    input.comm_groups_source = args.inputs[0];
+    return std::move(traces.graphs);
+}
+
 int run(SimulateArgs& args) {
     sim::SimulationInput input;
     std::vector<std::string> config_warnings;
@@ -50,10 +91,24 @@ int run(SimulateArgs& args) {
     else if (args.network_model != "analytical" && args.network_model != "congestion-unaware")
         fail({"--network-model", -1, -1, ""}, "expected analytical or congestion, got '" + args.network_model + "'");
     args.options.rendezvous = parse_bool(args.rendezvous, "--rendezvous-protocol");
+    for (const std::string& s : args.stragglers) {
+        const auto [rank, factor] = key_factor(s, "--straggler");
+        args.options.straggler[rank] = factor;
+    }
+    for (const std::string& s : args.link_degrades) {
+        const auto [dim, factor] = key_factor(s, "--link-degrade");
+        if (dim >= static_cast<int>(input.network.dims.size()))
+            fail({"--link-degrade", -1, -1, ""}, "dimension " + std::to_string(dim) + " is not one of the network's " +
+                                                     std::to_string(input.network.dims.size()));
+        input.network.dims[static_cast<size_t>(dim)].bandwidth_GBps /= factor;
+    }
     input.options = args.options;
 
     const auto t0 = std::chrono::steady_clock::now();
-    input.graphs = sim::read_workload_prefix(args.workload, input.network.total_npus());
+    input.graphs = read_inputs(args, input, config_warnings);
+    for (const auto& [rank, factor] : input.options.straggler)
+        if (rank >= static_cast<int>(input.graphs.size()))
+            fail({"--straggler", -1, -1, ""}, "rank " + std::to_string(rank) + " is not one of the " + std::to_string(input.graphs.size()));
     sim::SimulationOptions options;
     options.record_spans = !args.timeline.empty();
     options.use_symmetry = !args.every_rank;
@@ -81,7 +136,13 @@ const Registrar registrar{{
     [](CLI::App& app) -> RunFn {
         auto args = std::make_shared<SimulateArgs>();
         app.footer("Example: mimic simulate workloads/allreduce --network net.yml --system sys.json --json out.json");
-        app.add_option("workload,--workload-configuration", args->workload, "workload prefix: PREFIX.<rank>.et for every rank")->required();
+        app.add_option("input,--workload-configuration", args->inputs,
+                       "ASTRA-sim workload prefix (PREFIX.<rank>.et), or traces: ETs, Chakra files, a recording, a directory of ranks")
+            ->required();
+        app.add_option("--profile", args->profile, "profiler (Kineto) trace of the one trace given: compute durations come from it");
+        app.add_option("--ranks", args->ranks, "run one rank's data-parallel trace on N ranks");
+        app.add_option("--straggler", args->stragglers, "what-if: RANK=FACTOR computes FACTOR times slower (repeatable)");
+        app.add_option("--link-degrade", args->link_degrades, "what-if: DIM=FACTOR divides that dimension's bandwidth (repeatable)");
         app.add_option("--network,--network-configuration", args->network, "ASTRA-sim network YAML")->required();
         app.add_option("--system,--system-configuration", args->system, "ASTRA-sim system JSON")->required();
         app.add_option("--memory,--remote-memory-configuration", args->memory, "ASTRA-sim remote-memory JSON");

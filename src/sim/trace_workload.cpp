@@ -1,0 +1,130 @@
+#include "sim/trace_workload.h"
+
+#include <set>
+
+#include "io/chakra_convert.h"
+#include "io/kineto_reader.h"
+#include "io/recording_dir.h"
+#include "io/trace_loader.h"
+#include "link/link_profile.h"
+#include "support/error.h"
+
+namespace mimic::sim {
+namespace {
+
+// Numbers the trace's process groups that are not the whole world, from 1.
+class GroupNumbers {
+public:
+    GroupNumbers(const Trace& trace, TraceWorkload& out) : trace_(trace), out_(out) {}
+    int32_t of(StrId pg_name) {
+        const std::string name(trace_.str(pg_name));
+        if (name.empty()) return 0;
+        for (const ProcessGroup& pg : trace_.process_groups) {
+            if (pg.name != name) continue;
+            const int64_t world = trace_.world_size;
+            if (pg.ranks.empty() || (world > 0 && static_cast<int64_t>(pg.ranks.size()) == world)) return 0;
+            std::vector<int> ranks(pg.ranks.begin(), pg.ranks.end());
+            for (const auto& [id, members] : out_.comm_groups)
+                if (members == ranks) return id;
+            const int id = static_cast<int>(out_.comm_groups.size()) + 1;
+            out_.comm_groups[id] = ranks;
+            return id;
+        }
+        return 0;  // a group the trace does not describe: taken as the world
+    }
+
+private:
+    const Trace& trace_;
+    TraceWorkload& out_;
+};
+
+RankGraph graph_of(const Trace& trace, int rank, TraceWorkload& out) {
+    const ChakraPlan plan = plan_chakra_nodes(trace);
+    GroupNumbers groups(trace, out);
+    RankGraphBuilder builder(trace.source_path, rank);
+    std::vector<uint64_t> deps;
+    size_t timed = 0, comp = 0;
+    for (const ChakraPlanNode& p : plan.nodes) {
+        WorkloadNode node;
+        node.id = p.id;
+        node.type = p.type;
+        node.is_cpu_op = p.is_cpu_op && p.type == ChakraNodeType::Comp;
+        node.duration_us = p.duration_us;
+        node.num_ops = p.num_ops > 0 ? static_cast<uint64_t>(p.num_ops) : 0;
+        node.tensor_size = p.tensor_size;
+        if (p.type == ChakraNodeType::Comp) {
+            ++comp;
+            timed += p.duration_us > 0 ? 1 : 0;
+        } else {
+            node.comm_type = static_cast<ChakraCollective>(static_cast<int>(p.comm.type));
+            node.comm_size = p.comm.size_bytes > 0 ? static_cast<uint64_t>(p.comm.size_bytes) : 0;
+            node.comm_group = groups.of(p.comm.pg_name);
+            node.comm_tag = p.comm.tag > 0 ? p.comm.tag : 0;
+            if (p.type == ChakraNodeType::CommSend) {
+                node.comm_src = rank;
+                node.comm_dst = p.comm.peer;
+            } else if (p.type == ChakraNodeType::CommRecv) {
+                node.comm_src = p.comm.peer;
+                node.comm_dst = rank;
+            }
+        }
+        deps.assign(plan.edges.begin() + p.ctrl_begin, plan.edges.begin() + p.ctrl_begin + p.ctrl_count);
+        deps.insert(deps.end(), plan.edges.begin() + p.data_begin, plan.edges.begin() + p.data_begin + p.data_count);
+        builder.add(node, deps);
+    }
+    if (comp > 0 && timed == 0)
+        out.notes.push_back(trace.source_path + ": no compute durations (no profile linked): compute takes 1 ns per node");
+    return builder.finish();
+}
+
+}  // namespace
+
+TraceWorkload read_trace_workload(const std::vector<std::string>& paths, const std::string& profile) {
+    TraceWorkload out;
+    std::vector<TraceInput> inputs = expand_trace_inputs(paths);
+    if (!profile.empty()) {
+        if (inputs.size() != 1) fail({profile, -1, -1, ""}, "--profile goes with exactly one trace; " + std::to_string(inputs.size()) + " were given");
+        inputs[0].profile_path = profile;
+    }
+    std::map<int64_t, RankGraph> by_rank;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+        const TraceInput& input = inputs[k];
+        Trace trace = load_trace(input.trace_path);
+        if (!input.meta_path.empty()) apply_recording_meta(trace, input.meta_path);
+        if (!input.profile_path.empty()) link_profile(trace, read_kineto_trace(input.profile_path));
+        int64_t rank = trace.rank;
+        if (rank < 0) {
+            rank = static_cast<int64_t>(k);
+            if (inputs.size() > 1) out.notes.push_back(input.trace_path + ": rank unknown; taken as rank " + std::to_string(k) + " (its position)");
+        }
+        if (by_rank.count(rank))
+            fail({input.trace_path, -1, -1, "rank"}, "rank " + std::to_string(rank) + " is also " + by_rank[rank].file);
+        by_rank[rank] = graph_of(trace, static_cast<int>(rank), out);
+    }
+    int64_t expected = 0;
+    for (auto& [rank, graph] : by_rank) {
+        if (rank != expected)
+            fail({graph.file, -1, -1, "rank"}, "rank " + std::to_string(expected) + " is missing (this trace is rank " + std::to_string(rank) + ")");
+        ++expected;
+        out.graphs.push_back(std::move(graph));
+    }
+    return out;
+}
+
+std::vector<RankGraph> replicate_ranks(const RankGraph& graph, int ranks, std::vector<std::string>& notes) {
+    bool grouped = false;
+    RankGraph base = graph;
+    for (WorkloadNode& n : base.nodes) {
+        if (n.type == ChakraNodeType::CommSend || n.type == ChakraNodeType::CommRecv)
+            fail({graph.file, static_cast<int64_t>(n.id), -1, "type"},
+                 "point-to-point messages do not replicate to other ranks (--ranks takes data-parallel traces)");
+        if (n.comm_group != 0) grouped = true;
+        n.comm_group = 0;
+    }
+    if (grouped) notes.push_back(graph.file + ": collectives of process groups run over all " + std::to_string(ranks) + " ranks");
+    std::vector<RankGraph> out(static_cast<size_t>(ranks), base);
+    for (int r = 0; r < ranks; ++r) out[static_cast<size_t>(r)].rank = r;
+    return out;
+}
+
+}  // namespace mimic::sim

@@ -1,0 +1,33 @@
+// PyTorch execution traces (or mimic recordings, or Chakra files given one
+// by one) as the simulator's rank graphs, converted in memory the way `mimic
+// convert` writes Chakra: the same node cut, dependencies and communication
+// facts, profiler durations where a profile is linked.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/workload_graph.h"
+
+namespace mimic::sim {
+
+struct TraceWorkload {
+    std::vector<RankGraph> graphs;                   // graphs[r] is rank r
+    std::map<int, std::vector<int>> comm_groups;     // process groups other than the world's
+    std::vector<std::string> notes;                  // what was inferred (ranks by position, missing durations)
+};
+
+// Expands the inputs as every mimic command does (files, a recording
+// directory, a directory of ranks), links each rank's profile where there is
+// one, and builds one graph per rank. Throws mimic::Error for ranks missing
+// or given twice, naming them.
+// `profile`: a Kineto trace for the one trace given (recordings bring their own).
+TraceWorkload read_trace_workload(const std::vector<std::string>& paths, const std::string& profile = "");
+
+// A data-parallel trace recorded on one rank, run by `ranks` ranks: each gets
+// the same graph, and every collective spans them all. Throws mimic::Error
+// for point-to-point messages, which do not replicate.
+std::vector<RankGraph> replicate_ranks(const RankGraph& graph, int ranks, std::vector<std::string>& notes);
+
+}  // namespace mimic::sim
