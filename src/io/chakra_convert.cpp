@@ -128,8 +128,10 @@ private:
         ChakraPlanNode pn;
         pn.id = node.id.value;
         pn.source = idx;
-        pn.is_cpu_op = true;
         summarise(idx, pn);
+        // Communication runs on the device and network side, never as a CPU
+        // op: ASTRA-sim hangs on a COMM node marked is_cpu_op.
+        pn.is_cpu_op = pn.type == ChakraNodeType::Comp;
         if (trace_.timing.size() == trace_.nodes.size() && trace_.timing[idx].linked()) {
             pn.start_us = whole_us(trace_.timing[idx].start_us);
             pn.duration_us = whole_us(trace_.timing[idx].duration_us);

@@ -116,7 +116,8 @@ TEST_P(ConvertRealEt, ReadsBackAsAValidChakraTrace) {
         EXPECT_TRUE(n.chakra_type == ChakraNodeType::Comp || n.chakra_type == ChakraNodeType::CommColl ||
                     n.chakra_type == ChakraNodeType::CommSend || n.chakra_type == ChakraNodeType::CommRecv)
             << "node " << n.id.value;
-        EXPECT_TRUE(bool_attr(out, n, "is_cpu_op")) << "no profile: host ops only";
+        // No profile: host ops only, and communication is never a CPU op (ASTRA-sim hangs on one).
+        EXPECT_EQ(bool_attr(out, n, "is_cpu_op"), n.chakra_type == ChakraNodeType::Comp) << "node " << n.id.value;
         EXPECT_NE(attr(out, n, "tensor_size"), nullptr);
         coll += n.chakra_type == ChakraNodeType::CommColl;
         if (n.chakra_type == ChakraNodeType::CommColl) {
