@@ -91,7 +91,12 @@ private:
             auto [idx, inside_counted] = stack_.back();
             stack_.pop_back();
             const Node& node = trace_.nodes[idx];
-            CommClassifier::merge(comm, comm_.classify(node));
+            // A gloo:* label under an op that does no communication of its own
+            // is Gloo running a collective issued earlier (DDP's allreduce
+            // inside a backward op): that c10d op is already its own node.
+            const bool replayed_label = idx != top && trace_.str(node.name).rfind("gloo:", 0) == 0 &&
+                                        comm_.classify(trace_.nodes[top]).kind == CommKind::None;
+            if (!replayed_label) CommClassifier::merge(comm, comm_.classify(node));
             bool counted = inside_counted;
             if (!counted) {
                 // The outermost op with a FLOP formula counts; its children
