@@ -32,8 +32,8 @@ Tick union_length(std::vector<std::pair<Tick, Tick>>& spans) {
 
 }  // namespace
 
-RankWorkload::RankWorkload(const RankGraph& graph, RankSystem& system, RemoteMemory& memory)
-    : graph_(graph), system_(system), memory_(memory) {
+RankWorkload::RankWorkload(const RankGraph& graph, int rank, std::string file, RankSystem& system, RemoteMemory& memory)
+    : graph_(graph), rank_(rank), file_(std::move(file)), system_(system), memory_(memory) {
     const size_t n = graph_.nodes.size();
     waiting_.resize(n);
     start_.assign(n, 0);
@@ -42,7 +42,7 @@ RankWorkload::RankWorkload(const RankGraph& graph, RankSystem& system, RemoteMem
     done_.assign(n, 0);
     for (size_t i = 0; i < n; ++i) {
         waiting_[i] = graph_.nodes[i].parents;
-        if (waiting_[i] == 0) ready_.insert(static_cast<uint32_t>(i));
+        if (waiting_[i] == 0) make_ready(static_cast<uint32_t>(i));
         else ++waiting_count_;
     }
 }
@@ -63,6 +63,18 @@ NodeClass RankWorkload::class_of(uint32_t i) const {
 void RankWorkload::start() {
     issue_ready();
     check_finished();
+}
+
+RankWorkload::Resource RankWorkload::resource_of(const WorkloadNode& node) const {
+    if (node.is_cpu_op) return kCpu;
+    if (node.type == ChakraNodeType::Comp) return kGpuCompute;
+    return node.type == ChakraNodeType::CommRecv ? kFree : kGpuComm;
+}
+
+bool RankWorkload::any_ready() const {
+    for (const auto& set : ready_)
+        if (!set.empty()) return true;
+    return false;
 }
 
 bool RankWorkload::available(const WorkloadNode& node) const {
@@ -86,24 +98,37 @@ void RankWorkload::issue_ready() {
     size_t before;
     do {
         before = done_count_;
-        const std::vector<uint32_t> snapshot(ready_.begin(), ready_.end());
-        for (uint32_t i : snapshot)
-            if (ready_.count(i) && available(graph_.nodes[i])) issue(i);
-    } while (done_count_ != before && !ready_.empty());
+        // ASTRA-sim walks every ready node in id order and issues those whose
+        // resource is free: the same as taking, past the last node issued,
+        // the lowest first node among the sets whose resource is free.
+        int64_t cursor = -1;
+        for (;;) {
+            int64_t next = -1;
+            for (const auto& set : ready_) {
+                auto it = set.upper_bound(static_cast<uint32_t>(cursor));
+                if (cursor < 0) it = set.begin();
+                if (it == set.end() || !available(graph_.nodes[*it])) continue;
+                if (next < 0 || *it < next) next = *it;
+            }
+            if (next < 0) break;
+            cursor = next;
+            issue(static_cast<uint32_t>(next));
+        }
+    } while (done_count_ != before && any_ready());
     issuing_ = false;
 }
 
 void RankWorkload::issue(uint32_t i) {
     const WorkloadNode& node = graph_.nodes[i];
     const SharedSetup& setup = system_.setup();
-    ready_.erase(i);
+    ready_[resource_of(node)].erase(i);
     ++ongoing_;
     issued_[i] = 1;
     occupy(node, +1);
     start_[i] = system_.now();
 
     double scale = setup.options.compute_scale;
-    if (auto s = setup.options.straggler.find(graph_.rank); s != setup.options.straggler.end()) scale *= s->second;
+    if (auto s = setup.options.straggler.find(rank_); s != setup.options.straggler.end()) scale *= s->second;
     auto replay = [&]() {
         Tick runtime = node.duration_us == 0 ? 1 : node.duration_us * 1000;
         if (scale != 1) runtime = std::max<Tick>(1, static_cast<Tick>(std::llround(static_cast<double>(runtime) * scale)));
@@ -119,9 +144,9 @@ void RankWorkload::issue(uint32_t i) {
         case ChakraNodeType::MemLoad:
         case ChakraNodeType::MemStore:
             if (!memory_.enabled())
-                fail({graph_.file, static_cast<int64_t>(node.id), -1, "type"},
+                fail({file_, static_cast<int64_t>(node.id), -1, "type"},
                      "a remote memory access needs a remote-memory configuration other than NO_MEMORY_EXPANSION");
-            memory_.access(graph_.rank, node.tensor_size, this, kNodeDone, i);
+            memory_.access(rank_, node.tensor_size, this, kNodeDone, i);
             return;
         case ChakraNodeType::Comp:
             if (!setup.system.roofline || node.is_cpu_op) {
@@ -155,10 +180,10 @@ std::vector<uint8_t> RankWorkload::involved_of(const WorkloadNode& node) const {
 void RankWorkload::issue_comm(uint32_t i) {
     const WorkloadNode& node = graph_.nodes[i];
     const SharedSetup& setup = system_.setup();
-    const ErrorLocation where{graph_.file, static_cast<int64_t>(node.id), -1, ""};
+    const ErrorLocation where{file_, static_cast<int64_t>(node.id), -1, ""};
     uint64_t bytes = node.comm_size;
     if (setup.options.comm_scale != 1) bytes = static_cast<uint64_t>(static_cast<double>(bytes) * setup.options.comm_scale);
-    const int me = graph_.rank;
+    const int me = rank_;
     if (node.type == ChakraNodeType::CommSend || node.type == ChakraNodeType::CommRecv) {
         const bool send = node.type == ChakraNodeType::CommSend;
         const int64_t src = node.comm_src < 0 ? (send ? me : -1) : node.comm_src;
@@ -210,7 +235,7 @@ void RankWorkload::finish(uint32_t i) {
     for (uint32_t c = 0; c < node.children_count; ++c) {
         const uint32_t kid = graph_.children[node.children_begin + c];
         if (--waiting_[kid] == 0) {
-            ready_.insert(kid);
+            make_ready(kid);
             --waiting_count_;
         }
     }
@@ -236,7 +261,7 @@ void RankWorkload::collective_done(uint32_t node, Tick) {
 }
 
 void RankWorkload::check_finished() {
-    if (finished_ || !ready_.empty() || ongoing_ != 0 || cpu_ops_ || gpu_comp_ops_ || gpu_comm_ops_) return;
+    if (finished_ || any_ready() || ongoing_ != 0 || cpu_ops_ || gpu_comp_ops_ || gpu_comm_ops_) return;
     finished_ = true;
     finish_time_ = system_.now();
 }
@@ -250,7 +275,7 @@ std::vector<uint32_t> RankWorkload::in_flight() const {
 
 RankResult RankWorkload::result() const {
     RankResult r;
-    r.rank = graph_.rank;
+    r.rank = rank_;
     r.finished = finished_;
     r.finish_ns = finish_time_;
     r.gpu_busy_sum_ns = gpu_busy_;

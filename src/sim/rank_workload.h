@@ -38,7 +38,8 @@ enum class NodeClass : uint8_t { Gpu, Cpu, Comm, RemoteMem, Invalid };
 
 class RankWorkload final : public EventTarget, public CollectiveListener {
 public:
-    RankWorkload(const RankGraph& graph, RankSystem& system, RemoteMemory& memory);
+    // `rank` runs `graph` (which other ranks may share); `file` names it in messages.
+    RankWorkload(const RankGraph& graph, int rank, std::string file, RankSystem& system, RemoteMemory& memory);
 
     void start();
     bool finished() const { return finished_; }
@@ -47,6 +48,8 @@ public:
     std::vector<uint32_t> in_flight() const;
     size_t waiting_nodes() const { return waiting_count_; }
     const RankGraph& graph() const { return graph_; }
+    int rank() const { return rank_; }
+    const std::string& file() const { return file_; }
     // Start and end of every node (end 0 when not done), for timelines.
     Tick start_of(uint32_t node) const { return start_[node]; }
     Tick end_of(uint32_t node) const { return end_[node]; }
@@ -71,9 +74,19 @@ private:
     std::vector<uint8_t> involved_of(const WorkloadNode& node) const;
 
     const RankGraph& graph_;
+    int rank_;
+    std::string file_;
     RankSystem& system_;
     RemoteMemory& memory_;
-    std::set<uint32_t> ready_;  // positions, which are in id order
+    // Ready nodes (positions, which are in id order) by the resource they
+    // take: CPU, GPU compute, GPU communication, none (receives). Only the
+    // first of a busy resource's set could go next, so issuing looks at one
+    // node per set instead of every ready node.
+    enum Resource : uint8_t { kCpu, kGpuCompute, kGpuComm, kFree, kResources };
+    Resource resource_of(const WorkloadNode& node) const;
+    void make_ready(uint32_t node) { ready_[resource_of(graph_.nodes[node])].insert(node); }
+    bool any_ready() const;
+    std::set<uint32_t> ready_[kResources];
     std::vector<uint32_t> waiting_;
     std::vector<Tick> start_, end_;
     std::vector<uint8_t> issued_, done_;

@@ -110,7 +110,7 @@ std::string format_timeline(const SimulationResult& result, const SimulationInpu
         }
     }
     for (const Span& s : result.spans) {
-        const WorkloadNode& n = input.graphs[static_cast<size_t>(s.rank)].nodes[s.node];
+        const WorkloadNode& n = input.graphs[static_cast<size_t>(s.rank)]->nodes[s.node];
         w.begin_object().field("ph", "X").field("pid", s.rank).field("tid", static_cast<int>(s.kind));
         w.field("name", std::string(class_name(s.kind)) + " " + std::to_string(n.id));
         w.field("ts", static_cast<double>(s.start_ns) / 1000.0).field("dur", static_cast<double>(s.end_ns - s.start_ns) / 1000.0);

@@ -125,9 +125,10 @@ std::string obstacle_in(const SimulationInput& input, const SharedSetup& setup) 
     if (input.graphs.empty()) return "no ranks";
     if (input.options.congestion_aware) return "links contend (congestion-aware model)";
     if (!input.options.straggler.empty()) return "a straggler rank";
-    const RankGraph& first = input.graphs[0];
+    const RankGraph& first = *input.graphs[0];
     for (size_t r = 1; r < input.graphs.size(); ++r)
-        if (!input.graphs[r].same_graph(first)) return "rank " + std::to_string(r) + "'s graph differs from rank 0's";
+        if (input.graphs[r] != input.graphs[0] && !input.graphs[r]->same_graph(first))
+            return "rank " + std::to_string(r) + "'s graph differs from rank 0's";
     bool used[kCollectiveKinds] = {};
     for (const WorkloadNode& n : first.nodes) {
         if (n.type == ChakraNodeType::CommSend || n.type == ChakraNodeType::CommRecv) return "point-to-point messages";
@@ -188,8 +189,9 @@ SimulationResult simulate(const SimulationInput& input, const SimulationOptions&
     check_groups(input, ranks);
     result.simulated_once = options.use_symmetry && ranks > 1 && obstacle_in(input, setup).empty();
     const int simulated = result.simulated_once ? 1 : ranks;
-    for (const auto& g : input.graphs)
-        for (const auto& w : g.warnings) result.warnings.push_back(w);
+    for (size_t r = 0; r < input.graphs.size(); ++r)
+        if (r == 0 || input.graphs[r] != input.graphs[r - 1])
+            for (const auto& w : input.graphs[r]->warnings) result.warnings.push_back(w);
 
     EventQueue queue(simulated);
     Network network(setup.network, input.options.congestion_aware, queue);
@@ -211,7 +213,9 @@ SimulationResult simulate(const SimulationInput& input, const SimulationOptions&
     }
     memory.attach(raw_systems);
     for (int r = 0; r < simulated; ++r) {
-        workloads.push_back(std::make_unique<RankWorkload>(input.graphs[static_cast<size_t>(r)], *systems[static_cast<size_t>(r)], memory));
+        const RankGraph& graph = *input.graphs[static_cast<size_t>(r)];
+        const std::string file = r < static_cast<int>(input.files.size()) ? input.files[static_cast<size_t>(r)] : graph.file;
+        workloads.push_back(std::make_unique<RankWorkload>(graph, r, file, *systems[static_cast<size_t>(r)], memory));
         relays[static_cast<size_t>(r)]->target = workloads.back().get();
     }
     for (auto& w : workloads) w->start();
@@ -248,7 +252,7 @@ SimulationResult simulate(const SimulationInput& input, const SimulationOptions&
             waits += describe(w->graph().nodes[i]);
         }
         if (waits.empty()) waits = std::to_string(w->waiting_nodes()) + " nodes whose dependencies never finish";
-        result.errors.push_back(w->graph().file + ": rank " + std::to_string(w->graph().rank) + " never finishes: it waits on " + waits);
+        result.errors.push_back(w->file() + ": rank " + std::to_string(w->rank()) + " never finishes: it waits on " + waits);
     }
     if (reported > 8) result.errors.push_back("... and " + std::to_string(reported - 8) + " more ranks that never finish");
     // Messages whose other half never came: a deadlock's cause, or (a send
@@ -265,7 +269,7 @@ SimulationResult simulate(const SimulationInput& input, const SimulationOptions&
     if (options.record_spans) {
         for (const auto& w : workloads)
             for (uint32_t i = 0; i < w->graph().nodes.size(); ++i)
-                if (w->done(i)) result.spans.push_back({w->graph().rank, i, w->class_of(i), w->start_of(i), w->end_of(i)});
+                if (w->done(i)) result.spans.push_back({w->rank(), i, w->class_of(i), w->start_of(i), w->end_of(i)});
     }
     return result;
 }

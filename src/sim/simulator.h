@@ -17,7 +17,8 @@
 namespace mimic::sim {
 
 struct SimulationInput {
-    std::vector<RankGraph> graphs;  // graphs[r] is rank r
+    std::vector<SharedGraph> graphs;  // graphs[r] is rank r's (ranks may share one)
+    std::vector<std::string> files;   // rank r's file, for messages; graph->file where empty
     NetworkConfig network;
     SystemConfig system;
     RemoteMemoryConfig memory;

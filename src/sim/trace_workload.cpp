@@ -111,7 +111,7 @@ TraceWorkload read_trace_workload(const std::vector<std::string>& paths, const s
     return out;
 }
 
-std::vector<RankGraph> replicate_ranks(const RankGraph& graph, int ranks, std::vector<std::string>& notes) {
+std::vector<SharedGraph> replicate_ranks(const RankGraph& graph, int ranks, std::vector<std::string>& notes) {
     bool grouped = false;
     RankGraph base = graph;
     for (WorkloadNode& n : base.nodes) {
@@ -122,9 +122,7 @@ std::vector<RankGraph> replicate_ranks(const RankGraph& graph, int ranks, std::v
         n.comm_group = 0;
     }
     if (grouped) notes.push_back(graph.file + ": collectives of process groups run over all " + std::to_string(ranks) + " ranks");
-    std::vector<RankGraph> out(static_cast<size_t>(ranks), base);
-    for (int r = 0; r < ranks; ++r) out[static_cast<size_t>(r)].rank = r;
-    return out;
+    return std::vector<SharedGraph>(static_cast<size_t>(ranks), std::make_shared<const RankGraph>(std::move(base)));
 }
 
 }  // namespace mimic::sim

@@ -28,6 +28,6 @@ TraceWorkload read_trace_workload(const std::vector<std::string>& paths, const s
 // A data-parallel trace recorded on one rank, run by `ranks` ranks: each gets
 // the same graph, and every collective spans them all. Throws mimic::Error
 // for point-to-point messages, which do not replicate.
-std::vector<RankGraph> replicate_ranks(const RankGraph& graph, int ranks, std::vector<std::string>& notes);
+std::vector<SharedGraph> replicate_ranks(const RankGraph& graph, int ranks, std::vector<std::string>& notes);
 
 }  // namespace mimic::sim

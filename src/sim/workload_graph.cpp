@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
 #include <unordered_map>
 
 #include "io/chakra_reader.h"
@@ -203,9 +206,11 @@ RankGraph read_rank_graph(const std::string& path, int rank) {
     return build_rank_graph(trace, rank);
 }
 
-std::vector<RankGraph> read_workload_prefix(const std::string& prefix, int ranks) {
-    std::vector<RankGraph> graphs;
+std::vector<SharedGraph> read_workload_prefix(const std::string& prefix, int ranks) {
+    std::vector<SharedGraph> graphs;
     graphs.reserve(static_cast<size_t>(ranks));
+    // Files already read, by content: the same bytes make the same graph.
+    std::unordered_map<std::string, SharedGraph> by_content;
     for (int r = 0; r < ranks; ++r) {
         const std::string path = prefix + "." + std::to_string(r) + ".et";
         if (!std::filesystem::exists(path)) {
@@ -213,7 +218,12 @@ std::vector<RankGraph> read_workload_prefix(const std::string& prefix, int ranks
             fail({path, -1, -1, ""}, "rank " + std::to_string(r) + "'s workload file is missing" + present + "; the network has " +
                                          std::to_string(ranks) + " NPUs");
         }
-        graphs.push_back(read_rank_graph(path, r));
+        std::ifstream in(path, std::ios::binary);
+        std::ostringstream bytes;
+        bytes << in.rdbuf();
+        SharedGraph& graph = by_content[bytes.str()];
+        if (!graph) graph = std::make_shared<const RankGraph>(read_rank_graph(path, r));
+        graphs.push_back(graph);
     }
     return graphs;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -83,8 +84,12 @@ RankGraph build_rank_graph(const Trace& trace, int rank);
 // Reads one rank's Chakra file (plain or gzip).
 RankGraph read_rank_graph(const std::string& path, int rank);
 
+// Graphs of a workload, one per rank; ranks whose files are byte for byte
+// the same share one graph (a data-parallel job's thousands of ranks).
+using SharedGraph = std::shared_ptr<const RankGraph>;
+
 // Reads PREFIX.<r>.et for r in 0..ranks-1, as ASTRA-sim does; a missing file
 // throws mimic::Error naming it and the ranks that are there.
-std::vector<RankGraph> read_workload_prefix(const std::string& prefix, int ranks);
+std::vector<SharedGraph> read_workload_prefix(const std::string& prefix, int ranks);
 
 }  // namespace mimic::sim

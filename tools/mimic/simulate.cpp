@@ -58,11 +58,12 @@ std::pair<int, double> key_factor(const std::string& text, const char* option) {
 }
 
 // The workload: an ASTRA-sim prefix (PREFIX.<r>.et), else traces mimic reads.
-std::vector<sim::RankGraph> read_inputs(const SimulateArgs& args, sim::SimulationInput& input, std::vector<std::string>& notes) {
+std::vector<sim::SharedGraph> read_inputs(const SimulateArgs& args, sim::SimulationInput& input, std::vector<std::string>& notes) {
     const int npus = input.network.total_npus();
     if (args.inputs.size() == 1 && std::filesystem::exists(args.inputs[0] + ".0.et")) {
         if (args.ranks > 0 && !std::filesystem::exists(args.inputs[0] + ".1.et"))
             return sim::replicate_ranks(sim::read_rank_graph(args.inputs[0] + ".0.et", 0), args.ranks, notes);
+        for (int r = 0; r < npus; ++r) input.files.push_back(args.inputs[0] + "." + std::to_string(r) + ".et");
         return sim::read_workload_prefix(args.inputs[0], npus);
     }
     sim::TraceWorkload traces = sim::read_trace_workload(args.inputs, args.profile);
@@ -74,7 +75,9 @@ std::vector<sim::RankGraph> read_inputs(const SimulateArgs& args, sim::Simulatio
     }
     input.comm_groups = traces.comm_groups;
     input.comm_groups_source = args.inputs[0];
-    return std::move(traces.graphs);
+    std::vector<sim::SharedGraph> graphs;
+    for (auto& g : traces.graphs) graphs.push_back(std::make_shared<const sim::RankGraph>(std::move(g)));
+    return graphs;
 }
 
 int run(SimulateArgs& args) {
