@@ -176,3 +176,23 @@ TEST(SimBadInput, BadSystemValuesNameTheKey) {
 
 }  // namespace
 }  // namespace mimic::sim
+
+namespace mimic::sim {
+namespace {
+
+// A collective of 0 bytes still synchronises its ranks: it costs what 1 byte
+// costs (ASTRA-sim's own runs take no time for it).
+TEST(SimBadInput, ZeroByteCollectivePaysTheLatencyOfOneByte) {
+    auto run = [](const std::string& dir, int64_t bytes) {
+        const std::string coll = node(0, "COMM_COLL_NODE", "", int_attr("comm_type", 0) + int_attr("comm_size", bytes));
+        write_rank(dir, 0, {coll});
+        return simulate(two_ranks(write_rank(dir, 1, {coll})));
+    };
+    const SimulationResult zero = run("sim_zero_bytes", 0), one = run("sim_one_byte", 1);
+    ASSERT_TRUE(zero.errors.empty());
+    EXPECT_GT(zero.ranks[0].finish_ns, 1000u);  // at least the 500 ns latency twice
+    EXPECT_EQ(zero.ranks[0].finish_ns, one.ranks[0].finish_ns);
+}
+
+}  // namespace
+}  // namespace mimic::sim
