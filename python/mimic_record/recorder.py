@@ -36,7 +36,7 @@ from .collectives import CollectiveLog, WaitTimer
 from .et_observer import EtObserver
 from .profile_writer import write_profile
 
-META_SCHEMA_VERSION = 1
+META_SCHEMA_VERSION = 2  # 2: the machine's description moved into `machine` (machine.py)
 ET_FILE = "et.json.gz"
 PROFILE_FILE = "profile.json"
 META_FILE = "meta.json"
@@ -350,7 +350,8 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
         "rf_id_link": link_report,
         "recorded_unix_time": round(time.time(), 3),
     }
-    meta.update(machine.describe())
+    meta.update(machine.process())
+    meta["machine"] = machine.describe()
     groups = dist_groups.snapshot()
     meta.update(groups if groups else {"rank": 0, "world_size": 1, "backend": None, "process_groups": []})
     # torch.distributed calls made from Python in the traced iteration, in order (see collectives.py)

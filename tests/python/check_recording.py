@@ -5,7 +5,7 @@
 For each recording (DIR, or DIR/rank<r> with --nproc): et.json.gz is gzip JSON with schema
 1.0.1 and a node named after the iteration label; profile.json is a Chrome trace whose op
 events carry a "Record function id" naming an ET node of the same name, covering every ET op;
-meta.json has the keys replay and analysis read. Prints one line per recording; exit 1 on the
+meta.json has the keys replay and analysis read, and a `machine` that names the BLAS loaded. Prints one line per recording; exit 1 on the
 first failure with the reason.
 """
 
@@ -16,13 +16,17 @@ import os
 import statistics
 import sys
 
-META_KEYS = ("meta_schema_version", "workload", "torch_version", "intra_op_threads", "cpu_model",
-             "hostname", "rank", "world_size", "process_groups", "warmup", "iters",
+META_KEYS = ("meta_schema_version", "workload", "machine", "rank", "world_size", "process_groups", "warmup", "iters",
              "untraced_iteration_ms", "untraced_median_ms", "untraced_thread_cpu_ms", "untraced_cpu_share",
              "untraced_page_faults_per_iter",
              "traced_iteration_ms", "profiled_iterations_ms", "profiled_sessions", "profiled_attempts_per_session", "profiled_attempts",
              "profiled_attempt_kept", "profiled_spreads", "profiled_spread",
              "instrumentation_overhead_ms", "iteration_label", "et_schema", "rf_id_link")
+
+
+MACHINE_KEYS = ("hostname", "cpu_model", "logical_cores", "physical_cores", "usable_cores", "blas", "torch_version",
+                "intra_op_threads", "inter_op_threads", "env")
+MACHINE_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_CORETYPE")
 
 
 class CheckError(Exception):
@@ -32,6 +36,22 @@ class CheckError(Exception):
 def _require(cond, message):
     if not cond:
         raise CheckError(message)
+
+
+def check_machine(meta):
+    """meta.json's machine: every field there, the BLAS loaded at run time named, threads counted."""
+    m = meta["machine"]
+    missing = [k for k in MACHINE_KEYS if k not in m]
+    _require(not missing, f"meta.json's machine lacks {missing}")
+    blas = m["blas"]
+    _require(isinstance(blas, dict) and isinstance(blas.get("library"), str) and blas["library"],
+             f"meta.json's machine names no BLAS library: {blas!r}")
+    _require(blas.get("path") is None or os.path.isabs(blas["path"]), f"machine.blas.path {blas.get('path')!r}")
+    _require(m["cpu_model"] and m["torch_version"], "machine lacks the CPU model or torch's version")
+    _require(all(isinstance(m[k], int) and m[k] >= 1 for k in ("logical_cores", "intra_op_threads", "inter_op_threads")),
+             "machine's cores or threads are not positive integers")
+    _require(sorted(m["env"]) == sorted(MACHINE_ENV) and all(v is None or isinstance(v, str) for v in m["env"].values()),
+             f"machine.env {m['env']!r}: expected {MACHINE_ENV}, each a string or null")
 
 
 def check_op_faults(d, meta, et):
@@ -121,6 +141,7 @@ def check_one(d, workload, rank, world_size, expect_op_faults=False):
 
     missing = [k for k in META_KEYS if k not in meta]
     _require(not missing, f"meta.json lacks {missing}")
+    check_machine(meta)
     _require(meta["workload"] == workload, f"meta workload {meta['workload']!r} != {workload!r}")
     _require(meta["rank"] == rank and meta["world_size"] == world_size,
              f"meta rank/world_size {meta['rank']}/{meta['world_size']} != {rank}/{world_size}")
