@@ -11,6 +11,7 @@
 #include "analysis/collective_schedule.h"
 #include "support/error.h"
 #include "support/json_writer.h"
+#include "support/machine_info.h"
 #include "support/median.h"
 
 namespace mimic::replay {
@@ -33,6 +34,7 @@ struct RankSummary {
     std::vector<RankCall> calls;
     std::vector<std::pair<std::string, std::string>> skipped_comm;  // name, reason
     std::string text;  // the report JSON as written
+    MachinePair machines{std::nullopt, std::nullopt, "original", "replay"};
 };
 
 bool is_comm_name(std::string_view n) {
@@ -83,6 +85,12 @@ RankSummary read_rank(const RankReport& f) {
             rc.emulation = str(c, "emulation");
             s.calls.push_back(std::move(rc));
         }
+    simdjson::dom::object machines;
+    if (doc["machines"].get_object().get(machines) == simdjson::SUCCESS) {
+        simdjson::dom::element m;
+        if (machines["original"].get(m) == simdjson::SUCCESS && !m.is_null()) s.machines.a = machine_from_json(m, f.source);
+        if (machines["replay"].get(m) == simdjson::SUCCESS && !m.is_null()) s.machines.b = machine_from_json(m, f.source);
+    }
     simdjson::dom::array skipped;
     if (doc["ops_skipped"].get_array().get(skipped) == simdjson::SUCCESS)
         for (simdjson::dom::element e : skipped) {
@@ -210,6 +218,22 @@ MergedReport merge_rank_reports(const std::vector<RankReport>& files) {
     out.json = w.str() + "\n";
     std::string& t = out.text;
     t += fmt::format("replay of {} ranks\n", n);
+    // The first rank's machines, and another rank's warnings where they are not the first's.
+    if (!ranks.empty()) {
+        t += machines_text(ranks.front().machines);
+        const MachinePair& first = ranks.front().machines;
+        const auto warnings = [](const MachinePair& p) {
+            std::vector<std::string> out;
+            if (p.a && p.b)
+                for (const MachineDifference& d : compare_machines(*p.a, *p.b)) out.push_back(machine_warning(d, p.label_a, p.label_b));
+            return out;
+        };
+        const std::vector<std::string> first_warnings = warnings(first);
+        for (size_t r = 1; r < n; ++r)
+            for (const std::string& w : warnings(ranks[r].machines))
+                if (std::find(first_warnings.begin(), first_warnings.end(), w) == first_warnings.end())
+                    t += fmt::format("  rank {}: {}\n", ranks[r].rank, w);
+    }
     t += fmt::format("  {:>4} {:>12} {:>12} {:>9} {:>12} {:>14}\n", "rank", "replay_ms", "original_ms", "error",
                      "ops", "collectives");
     for (const RankSummary& s : ranks)

@@ -32,9 +32,10 @@ RecordingMeta read_recording_meta(const std::string& path) {
     if (meta.untraced_cpu_share && *meta.untraced_cpu_share > 1)
         fail({path, -1, -1, "untraced_cpu_share"}, "expected a share between 0 and 1, got " +
                                                       std::to_string(*meta.untraced_cpu_share));
-    std::optional<double> threads;
-    number("intra_op_threads", threads);
-    if (threads) meta.intra_op_threads = int(*threads);
+    simdjson::dom::object object;
+    if (!doc.get_object().get(object)) meta.machine = machine_from_meta(object, path);
+    if (meta.machine && meta.machine->intra_op_threads) meta.intra_op_threads = int(*meta.machine->intra_op_threads);
+    if (meta.machine && meta.machine->inter_op_threads) meta.inter_op_threads = int(*meta.machine->inter_op_threads);
     text("iteration_label", meta.iteration_label);
     text("workload", meta.workload);
     return meta;

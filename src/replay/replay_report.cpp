@@ -83,6 +83,7 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
     r.peak_rss_bytes = peak_rss_bytes();
     if (!iteration_ms.empty()) r.page_faults_per_iter = double(page_faults) / double(iteration_ms.size());
     if (meta) r.original_page_faults_per_iter = meta->untraced_page_faults_per_iter;
+    if (meta) r.original_machine = meta->machine;
     r.fallbacks = replayer.fallbacks();
     r.shape_mismatches = replayer.shape_mismatches();
     r.runtime_errors = replayer.runtime_errors();

@@ -17,6 +17,7 @@
 #include "replay/profiler_cost_fit.h"
 #include "replay/recording_meta.h"
 #include "replay/replayer.h"
+#include "support/machine_info.h"
 #include "trace/trace.h"
 
 namespace mimic::replay {
@@ -123,6 +124,12 @@ struct ReplayReport {
     // replay device, original and replay times measure different hardware.
     std::string recorded_device;
     bool times_comparable = true;
+    // The machines: the original's from meta.json (none without one, or from
+    // a recorder before it wrote one) and this replay's (replay_machine.h);
+    // the report prints both and warns of each field that differs.
+    std::optional<MachineInfo> original_machine;
+    std::optional<MachineInfo> replay_machine;
+    MachinePair machines() const { return {original_machine, replay_machine, "original", "replay"}; }
     uint64_t ops_total = 0;
     uint64_t ops_replayed = 0;
     std::optional<double> coverage_time_pct;  // share of recorded top-level op time replayed

@@ -48,6 +48,8 @@ std::string report_json(const ReplayReport& r) {
     w.field("original_source", r.original_source);
     optional_field(w, "error_pct", r.error_pct);
     w.field("recorded_device", r.recorded_device).field("times_comparable", r.times_comparable);
+    w.key("machines");
+    write_machines_json(w, r.machines());
     w.field("ops_total", uint64_t(r.ops_total)).field("ops_replayed", uint64_t(r.ops_replayed));
     w.field("coverage_pct", r.coverage_pct());
     optional_field(w, "coverage_time_pct", r.coverage_time_pct);
@@ -156,6 +158,7 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                      r.settings.device, r.settings.threads, r.settings.warmup, r.settings.iters, r.settings.op_passes,
                      r.settings.host_gaps,
                      r.settings.lazy ? ", lazy" : "", r.settings.denormals == "flush" ? ", denormals flushed" : ""));
+    out += machines_text(r.machines());
     line(fmt::format("  ops: {} of {} top-level replayed ({:.2f}%{})", r.ops_replayed, r.ops_total, r.coverage_pct(),
                      r.coverage_time_pct ? fmt::format(", {:.2f}% of recorded time", *r.coverage_time_pct) : ""));
     line(fmt::format("  replay median {:.3f} ms per iteration (op time {:.3f} ms, host gaps {:.3f} ms)", r.median_ms,

@@ -2,6 +2,7 @@
 
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
+#include <c10/util/Exception.h>
 
 #include <algorithm>
 #include <cmath>
@@ -22,6 +23,7 @@
 #include "replay/fresh_page_fit.h"
 #include "replay/host_gaps.h"
 #include "replay/recording_meta.h"
+#include "replay/replay_machine.h"
 #include "replay/replay_recording.h"
 #include "replay/replayer.h"
 #include "support/error.h"
@@ -85,6 +87,18 @@ SessionResult run_replay_session(const SessionOptions& o) {
     int threads = o.threads;
     if (threads <= 0 && meta && meta->intra_op_threads) threads = *meta->intra_op_threads;
     if (threads > 0) at::set_num_threads(threads);
+    // The original's inter-op threads too: nothing here runs inter-op work
+    // yet, so the pool can still be sized (it can be only once, before use).
+    if (meta && meta->inter_op_threads && *meta->inter_op_threads > 0 &&
+        *meta->inter_op_threads != at::get_num_interop_threads()) {
+        try {
+            at::set_num_interop_threads(*meta->inter_op_threads);
+        } catch (const c10::Error&) {
+            // Already started: the report names both counts.
+        }
+    }
+    // After the threads are set, so that it states the threads the replay ran with.
+    const MachineInfo replay_machine = describe_replay_machine();
 
     std::unique_ptr<ProcessGroups> groups;
     if (o.dist) {
@@ -333,6 +347,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
     result.report = make_report(trace, replayer, settings, iteration_ms, meta, gaps, page_faults,
                                 op_gaps ? &*op_gaps : nullptr, untraced_pass_us ? &*untraced_pass_us : nullptr,
                                 op_faults ? &*op_faults : nullptr);
+    result.report.replay_machine = replay_machine;
     std::unordered_map<int64_t, int64_t> faults_by_node;
     for (size_t s = 0; s < step_faults.size(); ++s)
         faults_by_node[int64_t(trace.nodes[replayer.steps()[s].node.value].id.value)] = step_faults[s];
