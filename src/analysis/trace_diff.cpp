@@ -164,7 +164,8 @@ TraceDiff diff_traces(const Trace& a, const Trace& b, const DiffOptions& options
     return d;
 }
 
-std::string diff_to_json(const TraceDiff& d, const std::string& path_a, const std::string& path_b) {
+std::string diff_to_json(const TraceDiff& d, const std::string& path_a, const std::string& path_b,
+                         const MachinePair* machines) {
     JsonWriter w;
     w.begin_object();
     w.key("a").begin_object().field("path", path_a).field("iteration", d.label_a).field("ops", uint64_t(d.ops_a)).end_object();
@@ -182,15 +183,21 @@ std::string diff_to_json(const TraceDiff& d, const std::string& path_a, const st
         w.begin_object().field("name", nd.name).field("count_a", uint64_t(nd.count_a)).field("count_b", uint64_t(nd.count_b))
             .field("time_a_us", nd.time_a_us).field("time_b_us", nd.time_b_us).end_object();
     w.end_array();
+    if (machines) {
+        w.key("machines");
+        write_machines_json(w, *machines);
+    }
     w.end_object();
     return w.str() + "\n";
 }
 
-std::string diff_to_text(const TraceDiff& d, const std::string& path_a, const std::string& path_b, size_t max_rows) {
+std::string diff_to_text(const TraceDiff& d, const std::string& path_a, const std::string& path_b, size_t max_rows,
+                         const MachinePair* machines) {
     std::string out;
     auto line = [&](const std::string& s) { out += s + "\n"; };
     line(fmt::format("A: {} ({}), {} top-level ops", path_a, d.label_a.empty() ? "whole trace" : d.label_a, d.ops_a));
     line(fmt::format("B: {} ({}), {} top-level ops", path_b, d.label_b.empty() ? "whole trace" : d.label_b, d.ops_b));
+    if (machines) out += machines_text(*machines);
     line(fmt::format("matched in order by name: {}{}; with the same input shapes: {}; shape mismatches: {}", d.matched,
                      d.aligned_by_count_only ? " (by count only: too long to align)" : "", d.same_shapes,
                      d.shape_mismatch_count));

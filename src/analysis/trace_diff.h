@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "support/machine_info.h"
 #include "trace/trace.h"
 
 namespace mimic::analysis {
@@ -50,7 +51,11 @@ struct TraceDiff {
 // Throws mimic::Error when a requested iteration is not in a trace.
 TraceDiff diff_traces(const Trace& a, const Trace& b, const DiffOptions& options = {});
 
-std::string diff_to_json(const TraceDiff& d, const std::string& path_a, const std::string& path_b);
-std::string diff_to_text(const TraceDiff& d, const std::string& path_a, const std::string& path_b, size_t max_rows = 20);
+// `machines`, when given (recordings with meta.json): both machines and the
+// fields they differ in, under "machines" and as warning lines.
+std::string diff_to_json(const TraceDiff& d, const std::string& path_a, const std::string& path_b,
+                         const MachinePair* machines = nullptr);
+std::string diff_to_text(const TraceDiff& d, const std::string& path_a, const std::string& path_b, size_t max_rows = 20,
+                         const MachinePair* machines = nullptr);
 
 }  // namespace mimic::analysis

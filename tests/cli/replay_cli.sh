@@ -84,6 +84,37 @@ if "$MIMIC" record --workload mlp --out "$TMP/mlp" --warmup 1 --iters 3 > "$TMP/
     [ "$(json_get "$TMP/mlp.json" "d['profile_iterations']")" = 15 ] || fail "mlp: profile times are not medians over 15 profiled iterations"
     grep -q "median over 15 profiled iterations" "$TMP/mlp.txt" || fail "mlp: the text report does not say the profile times are medians"
     [ "$(json_get "$TMP/mlp.json" "d['original_source']")" = "meta.json untraced median" ] || fail "mlp: original time not from meta.json"
+    # Both machines, the original's (meta.json) and this replay's, each naming the BLAS loaded at run
+    # time; recorded and replayed here with the same threads and environment, they agree on every field.
+    [ "$(json_get "$TMP/mlp.json" "d['machines']['original']['blas']['library'] == d['machines']['replay']['blas']['library'] != '' and d['machines']['differences'] == []")" = True ] \
+        || fail "mlp: machines: $(grep -E 'machine|warning' "$TMP/mlp.txt")"
+    grep -q "machine (original): .*BLAS " "$TMP/mlp.txt" && grep -q "machine (replay): .*BLAS " "$TMP/mlp.txt" \
+        || fail "mlp: the text report does not print both machines"
+    # --threads N: the report states the threads and names the field that differs from the original's.
+    orig_threads=$(json_get "$TMP/mlp/meta.json" "d['machine']['intra_op_threads']")
+    threads=$((orig_threads + 1))
+    "$MIMIC" replay "$TMP/mlp" --threads $threads --iters 1 --op-passes 1 --no-profiled-pass --max-ops 10 \
+        --json "$TMP/mlp_threads.json" > "$TMP/mlp_threads.txt" 2>&1 || fail "--threads $threads failed: $(cat "$TMP/mlp_threads.txt")"
+    [ "$(json_get "$TMP/mlp_threads.json" "d['threads'] == $threads and d['machines']['replay']['intra_op_threads'] == $threads")" = True ] \
+        || fail "--threads $threads not applied"
+    grep -q "^  warning: machines differ: intra_op_threads $orig_threads (original) vs $threads (replay)$" "$TMP/mlp_threads.txt" \
+        || fail "--threads $threads: no warning naming intra_op_threads: $(grep -E 'machine|warning' "$TMP/mlp_threads.txt")"
+    # diff of two recordings: both machines, and a warning per field that differs.
+    cp -r "$TMP/mlp" "$TMP/mlp_other_blas"
+    python3 - "$TMP/mlp_other_blas/meta.json" <<'PYEOF' || fail "could not edit meta.json"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["machine"]["blas"] = {"library": "reference", "path": "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3", "config": None, "threads": None}
+json.dump(doc, open(sys.argv[1], "w"))
+PYEOF
+    lib=$(json_get "$TMP/mlp/meta.json" "d['machine']['blas']['library']")
+    "$MIMIC" diff "$TMP/mlp" "$TMP/mlp_other_blas" --json "$TMP/diff_blas.json" > "$TMP/diff_blas.txt" || fail "diff of two recordings failed"
+    if [ "$lib" != reference ]; then
+        grep -q "^  warning: machines differ: blas $lib (A) vs reference (B)$" "$TMP/diff_blas.txt" \
+            || fail "diff: no warning naming blas: $(cat "$TMP/diff_blas.txt")"
+        [ "$(json_get "$TMP/diff_blas.json" "[x['field'] for x in d['machines']['differences']]")" = "['blas']" ] \
+            || fail "diff: machines' differences $(json_get "$TMP/diff_blas.json" "d['machines']['differences']")"
+    fi
     [ "$(json_get "$TMP/mlp.json" "d['page_faults_per_iter'] >= 0 and d['original_page_faults_per_iter'] >= 0")" = True ] \
         || fail "mlp: page faults per iteration not reported for both sides"
     [ "$(json_get "$TMP/mlp.json" "0 < d['host_gap_model']['cpu_share'] <= 1")" = True ] || fail "mlp: no CPU share for the gaps"

@@ -1,4 +1,5 @@
-// mimic diff: compares two traces operator by operator (see analysis/trace_diff.h).
+// mimic diff: compares two traces operator by operator (see analysis/trace_diff.h),
+// and for recordings the machines they were recorded on (support/machine_info.h).
 #include <cstdio>
 #include <memory>
 
@@ -9,6 +10,7 @@
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
 #include "support/error.h"
+#include "support/machine_info.h"
 #include "support/output.h"
 
 namespace mimic::cli {
@@ -18,25 +20,37 @@ struct DiffArgs {
     std::string a, b, json, iteration;
 };
 
-Trace load_one(const std::string& path) {
+struct Side {
+    Trace trace;
+    std::optional<MachineInfo> machine;  // meta.json's, for a recording directory
+    bool has_meta = false;
+};
+
+Side load_one(const std::string& path) {
     std::vector<TraceInput> inputs = expand_trace_inputs({path});
     if (inputs.size() != 1) fail({path, -1, -1, ""}, "diff takes one rank's trace per side; got " + std::to_string(inputs.size()));
-    Trace t = load_trace(inputs.front().trace_path);
-    if (!inputs.front().profile_path.empty()) link_profile(t, read_kineto_trace(inputs.front().profile_path));
-    return t;
+    Side s;
+    s.trace = load_trace(inputs.front().trace_path);
+    if (!inputs.front().profile_path.empty()) link_profile(s.trace, read_kineto_trace(inputs.front().profile_path));
+    s.has_meta = !inputs.front().meta_path.empty();
+    s.machine = read_machine_from_meta(inputs.front().meta_path);
+    return s;
 }
 
 int run(const DiffArgs& args) {
-    const Trace a = load_one(args.a);
-    const Trace b = load_one(args.b);
+    const Side a = load_one(args.a);
+    const Side b = load_one(args.b);
     analysis::DiffOptions options;
     options.iteration = args.iteration;
-    const analysis::TraceDiff d = analysis::diff_traces(a, b, options);
+    const analysis::TraceDiff d = analysis::diff_traces(a.trace, b.trace, options);
+    // Both machines when either side is a recording with meta.json.
+    const MachinePair machines{a.machine, b.machine, "A", "B"};
+    const MachinePair* shown = a.has_meta || b.has_meta ? &machines : nullptr;
     if (!args.json.empty()) {
-        write_output(args.json, analysis::diff_to_json(d, args.a, args.b));
+        write_output(args.json, analysis::diff_to_json(d, args.a, args.b, shown));
     }
     if (args.json != "-") {
-        const std::string text = analysis::diff_to_text(d, args.a, args.b);
+        const std::string text = analysis::diff_to_text(d, args.a, args.b, 20, shown);
         std::fwrite(text.data(), 1, text.size(), stdout);
     }
     return 0;
