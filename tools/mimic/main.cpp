@@ -23,7 +23,7 @@ namespace {
 
 // Commands whose code needs libtorch. The torch-free `mimic` hands them to
 // `mimic-torch` beside it (see CMakeLists.txt for why there are two binaries).
-constexpr const char* kTorchCommands[] = {"replay", "list-ops"};
+constexpr const char* kTorchCommands[] = {"replay", "list-ops", "calibrate"};
 
 #ifndef MIMIC_HAVE_TORCH
 bool is_torch_command(const char* name) {

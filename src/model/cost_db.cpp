@@ -1,0 +1,109 @@
+#include "model/cost_db.h"
+
+#include <simdjson.h>
+
+#include "support/error.h"
+#include "support/json_writer.h"
+#include "support/output.h"
+
+namespace mimic::model {
+namespace {
+
+double number(simdjson::dom::element e, const std::string& path, const char* field) {
+    double d;
+    int64_t i;
+    uint64_t u;
+    if (e.get(d) == simdjson::SUCCESS) return d;
+    if (e.get(i) == simdjson::SUCCESS) return static_cast<double>(i);
+    if (e.get(u) == simdjson::SUCCESS) return static_cast<double>(u);
+    fail({path, -1, -1, field}, "expected a number");
+}
+
+}  // namespace
+
+CostDb read_cost_db(const std::string& path) {
+    simdjson::dom::parser parser;
+    simdjson::padded_string text;
+    if (simdjson::padded_string::load(path).get(text) != simdjson::SUCCESS) fail({path, -1, -1, ""}, "cannot open the cost database");
+    simdjson::dom::object root;
+    if (parser.parse(text).get(root) != simdjson::SUCCESS) fail({path, -1, -1, ""}, "not a JSON object");
+    std::string_view format;
+    if (root["format"].get(format) != simdjson::SUCCESS || format != "mimic-costs")
+        fail({path, -1, -1, "format"}, "not a mimic cost database (format \"mimic-costs\")");
+    int64_t version = 0;
+    if (root["version"].get(version) != simdjson::SUCCESS || version < 1 || version > kCostDbVersion)
+        fail({path, -1, -1, "version"}, "version " + std::to_string(version) + " is not one this mimic reads (1.." +
+                                            std::to_string(kCostDbVersion) + ")");
+    CostDb db;
+    db.source = path;
+    simdjson::dom::element machine;
+    if (root["machine"].get(machine) == simdjson::SUCCESS) {
+        if (auto m = machine_from_json(machine, path)) {
+            db.machine = *m;
+            db.has_machine = true;
+        }
+    }
+    simdjson::dom::object host;
+    if (root["host"].get(host) == simdjson::SUCCESS) {
+        for (auto f : host) {
+            if (f.key == "python_op_us") db.host.python_op_us = number(f.value, path, "host.python_op_us");
+            else if (f.key == "autograd_op_us") db.host.autograd_op_us = number(f.value, path, "host.autograd_op_us");
+            else if (f.key == "fitted_on") {
+                simdjson::dom::array list;
+                if (f.value.get(list) != simdjson::SUCCESS) fail({path, -1, -1, "host.fitted_on"}, "expected a list");
+                for (auto item : list) {
+                    std::string_view s;
+                    if (item.get(s) == simdjson::SUCCESS) db.host.fitted_on.emplace_back(s);
+                }
+            }
+        }
+    }
+    simdjson::dom::array ops;
+    if (root["ops"].get(ops) != simdjson::SUCCESS) fail({path, -1, -1, "ops"}, "missing list");
+    size_t index = 0;
+    for (simdjson::dom::element e : ops) {
+        const std::string where = "ops[" + std::to_string(index++) + "]";
+        simdjson::dom::object o;
+        if (e.get(o) != simdjson::SUCCESS) fail({path, -1, -1, where}, "expected an object");
+        OpCost c;
+        std::string_view s;
+        if (o["signature"].get(s) != simdjson::SUCCESS) fail({path, -1, -1, where + ".signature"}, "missing");
+        c.signature = std::string(s);
+        if (o["name"].get(s) == simdjson::SUCCESS) c.name = std::string(s);
+        if (o["family"].get(s) == simdjson::SUCCESS) c.family = family_from_name(s);
+        simdjson::dom::element v;
+        if (o["flops"].get(v) == simdjson::SUCCESS) c.flops = static_cast<int64_t>(number(v, path, "flops"));
+        if (o["bytes"].get(v) == simdjson::SUCCESS) c.bytes = static_cast<uint64_t>(number(v, path, "bytes"));
+        if (o["time_us"].get(v) != simdjson::SUCCESS) fail({path, -1, -1, where + ".time_us"}, "missing");
+        c.time_us = number(v, path, "time_us");
+        if (!(c.time_us >= 0)) fail({path, -1, -1, where + ".time_us"}, "must be >= 0");
+        if (o["samples"].get(v) == simdjson::SUCCESS) c.samples = static_cast<int>(number(v, path, "samples"));
+        if (o["threads"].get(v) == simdjson::SUCCESS) c.threads = static_cast<int>(number(v, path, "threads"));
+        db.ops[c.signature] = std::move(c);
+    }
+    return db;
+}
+
+void write_cost_db(const CostDb& db, const std::string& path) {
+    JsonWriter w(1);
+    w.begin_object().field("format", "mimic-costs").field("version", kCostDbVersion);
+    if (db.has_machine) {
+        w.key("machine");
+        write_machine_json(w, db.machine);
+    }
+    w.key("host").begin_object();
+    w.field("python_op_us", db.host.python_op_us).field("autograd_op_us", db.host.autograd_op_us);
+    w.key("fitted_on").begin_array();
+    for (const auto& f : db.host.fitted_on) w.value(f);
+    w.end_array().end_object();
+    w.key("ops").begin_array();
+    for (const auto& [sig, c] : db.ops) {
+        w.begin_object().field("signature", c.signature).field("name", c.name).field("family", family_name(c.family));
+        w.field("flops", static_cast<long long>(c.flops)).field("bytes", c.bytes).field("time_us", c.time_us);
+        w.field("samples", c.samples).field("threads", c.threads).end_object();
+    }
+    w.end_array().end_object();
+    write_output(path, w.str() + "\n");
+}
+
+}  // namespace mimic::model

@@ -1,0 +1,64 @@
+// The cost database `mimic calibrate` writes and `mimic predict` reads: the
+// machine it was measured on, the host overheads fitted on it, and each
+// operator signature's measured time. A JSON file, versioned:
+//
+//   {"format": "mimic-costs", "version": 1,
+//    "machine": {...meta.json's machine fields...},
+//    "host": {"python_op_us": 6.1, "autograd_op_us": 3.2, "fitted_on": [...]},
+//    "ops": [{"signature": "aten::mm(float[128,256],float[256,256])",
+//             "name": "aten::mm", "family": "gemm", "flops": 16777216,
+//             "bytes": 524288, "time_us": 41.5, "samples": 5, "threads": 2}, ...]}
+//
+// A second calibrate on the same machine adds to it; a signature measured
+// again keeps the newer time.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/op_family.h"
+#include "support/machine_info.h"
+
+namespace mimic::model {
+
+inline constexpr int kCostDbVersion = 1;
+
+struct OpCost {
+    std::string signature;
+    std::string name;
+    OpFamily family = OpFamily::Other;
+    int64_t flops = -1;
+    uint64_t bytes = 0;
+    double time_us = 0;
+    int samples = 0;
+    int threads = 0;  // intra-op threads it was measured with
+};
+
+// Host time the original spends per top-level op beyond the op itself, in
+// its untraced runs (Python and the dispatcher before each op called from
+// Python; the autograd engine before each backward op).
+struct HostCosts {
+    double python_op_us = 0;
+    double autograd_op_us = 0;
+    std::vector<std::string> fitted_on;  // recordings whose untraced time fitted them
+    bool fitted() const { return !fitted_on.empty(); }
+};
+
+struct CostDb {
+    MachineInfo machine;
+    bool has_machine = false;
+    HostCosts host;
+    std::map<std::string, OpCost> ops;  // by signature
+    std::string source;                 // the file it was read from
+
+    void add(const OpCost& cost) { ops[cost.signature] = cost; }
+};
+
+// Throws mimic::Error naming the file and field for a file that is not a
+// cost database of a version this mimic reads.
+CostDb read_cost_db(const std::string& path);
+void write_cost_db(const CostDb& db, const std::string& path);
+
+}  // namespace mimic::model

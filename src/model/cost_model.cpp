@@ -1,0 +1,115 @@
+#include "model/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mimic::model {
+namespace {
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+bool rate_family(OpFamily f) { return f == OpFamily::Gemm || f == OpFamily::Conv || f == OpFamily::Attention; }
+
+}  // namespace
+
+const char* cost_source_name(CostSource s) {
+    switch (s) {
+        case CostSource::Measured: return "measured";
+        case CostSource::FamilyModel: return "family_model";
+        case CostSource::Fallback: return "fallback";
+    }
+    return "?";
+}
+
+CostModel::FamilyFit CostModel::fit_rate(std::vector<std::pair<double, double>> flops_time) {
+    FamilyFit fit;
+    fit.points = flops_time.size();
+    if (flops_time.empty()) return fit;
+    // Median rate per unit of log2 FLOPs: one curve from small to large GEMMs.
+    std::sort(flops_time.begin(), flops_time.end());
+    size_t i = 0;
+    while (i < flops_time.size()) {
+        const double bin = std::floor(std::log2(flops_time[i].first));
+        std::vector<double> rates, logs;
+        while (i < flops_time.size() && std::floor(std::log2(flops_time[i].first)) == bin) {
+            rates.push_back(flops_time[i].first / std::max(flops_time[i].second, 1e-3));
+            logs.push_back(std::log2(flops_time[i].first));
+            ++i;
+        }
+        fit.rate.push_back({median(logs), median(rates)});
+    }
+    fit.fitted = true;
+    return fit;
+}
+
+CostModel::FamilyFit CostModel::fit_bandwidth(std::vector<std::pair<double, double>> bytes_time) {
+    FamilyFit fit;
+    fit.points = bytes_time.size();
+    if (bytes_time.empty()) return fit;
+    std::sort(bytes_time.begin(), bytes_time.end());
+    // Fixed cost: the small calls' median time; bandwidth: what the larger
+    // ones achieve beyond it.
+    const size_t small = std::max<size_t>(1, bytes_time.size() / 4);
+    std::vector<double> t_small;
+    for (size_t i = 0; i < small; ++i) t_small.push_back(bytes_time[i].second);
+    fit.fixed_us = median(t_small);
+    std::vector<double> rates;
+    for (size_t i = small; i < bytes_time.size(); ++i) {
+        const double extra = bytes_time[i].second - fit.fixed_us;
+        if (extra > 0 && bytes_time[i].first > 0) rates.push_back(bytes_time[i].first / extra);
+    }
+    fit.bytes_per_us = rates.empty() ? 0 : median(rates);
+    fit.fitted = true;
+    return fit;
+}
+
+CostModel::CostModel(const CostDb& db) : db_(db) {
+    std::array<std::vector<std::pair<double, double>>, static_cast<size_t>(OpFamily::kCount)> rate, bw;
+    std::vector<double> all;
+    for (const auto& [sig, c] : db.ops) {
+        const size_t f = static_cast<size_t>(c.family);
+        if (rate_family(c.family) && c.flops > 0) rate[f].push_back({static_cast<double>(c.flops), c.time_us});
+        else bw[f].push_back({static_cast<double>(c.bytes), c.time_us});
+        all.push_back(c.time_us);
+    }
+    for (size_t f = 0; f < families_.size(); ++f)
+        families_[f] = rate_family(static_cast<OpFamily>(f)) ? fit_rate(rate[f]) : fit_bandwidth(bw[f]);
+    if (!all.empty()) fallback_us_ = median(all);
+}
+
+CostEstimate CostModel::estimate(const OpFacts& op) const {
+    if (auto it = db_.ops.find(op.signature); it != db_.ops.end()) return {it->second.time_us, CostSource::Measured};
+    const OpFamily family = family_of(op.name);
+    const FamilyFit& fit = families_[static_cast<size_t>(family)];
+    if (rate_family(family) && op.flops > 0 && fit.fitted && !fit.rate.empty()) {
+        const double x = std::log2(static_cast<double>(op.flops));
+        double rate = fit.rate.front().flops_per_us;
+        if (x >= fit.rate.back().log_flops) {
+            rate = fit.rate.back().flops_per_us;
+        } else if (x > fit.rate.front().log_flops) {
+            for (size_t i = 1; i < fit.rate.size(); ++i) {
+                if (x > fit.rate[i].log_flops) continue;
+                const RatePoint& a = fit.rate[i - 1];
+                const RatePoint& b = fit.rate[i];
+                const double t = (x - a.log_flops) / std::max(b.log_flops - a.log_flops, 1e-9);
+                // Interpolate the rate's logarithm: rates span orders of magnitude.
+                rate = std::exp2(std::log2(a.flops_per_us) + t * (std::log2(b.flops_per_us) - std::log2(a.flops_per_us)));
+                break;
+            }
+        }
+        return {static_cast<double>(op.flops) / rate, CostSource::FamilyModel};
+    }
+    if (!rate_family(family) && fit.fitted) {
+        double t = fit.fixed_us;
+        if (fit.bytes_per_us > 0) t += static_cast<double>(op.bytes) / fit.bytes_per_us;
+        return {t, CostSource::FamilyModel};
+    }
+    return {fallback_us_, CostSource::Fallback};
+}
+
+}  // namespace mimic::model

@@ -1,0 +1,85 @@
+#include "model/op_signature.h"
+
+#include "io/chakra_flops.h"
+#include "io/chakra_values.h"
+
+namespace mimic::model {
+namespace {
+
+void append_value(const Trace& trace, const Value& v, std::string& out, int depth) {
+    switch (v.kind) {
+        case ValueKind::Tensor: {
+            const TensorMeta& t = trace.tensor(v);
+            if (t.undefined) {
+                out += "undef";
+                return;
+            }
+            out += trace.str(t.dtype);
+            out += '[';
+            const int64_t* dims = trace.shape(t);
+            for (uint16_t d = 0; d < t.rank; ++d) {
+                if (d) out += ',';
+                out += std::to_string(dims[d]);
+            }
+            out += ']';
+            if (t.has_strides) {
+                // A non-contiguous layout costs differently: note the strides then.
+                const int64_t* strides = trace.strides(t);
+                int64_t expect = 1;
+                bool contiguous = true;
+                for (int d = t.rank - 1; d >= 0; --d) {
+                    if (dims[d] != 1 && strides[d] != expect) contiguous = false;
+                    expect *= dims[d];
+                }
+                if (!contiguous) {
+                    out += 's';
+                    for (uint16_t d = 0; d < t.rank; ++d) out += (d ? "," : "") + std::to_string(strides[d]);
+                }
+            }
+            return;
+        }
+        case ValueKind::Int: out += std::to_string(v.payload.i); return;
+        case ValueKind::Double: out += std::to_string(v.payload.d); return;
+        case ValueKind::Bool: out += v.payload.b ? "True" : "False"; return;
+        case ValueKind::String: out += '"' + std::string(trace.str(v.payload.str)) + '"'; return;
+        case ValueKind::None: out += "None"; return;
+        case ValueKind::List: {
+            out += '[';
+            if (depth > 8) {
+                out += "...";
+            } else {
+                for (uint32_t i = 0; i < v.payload.range.count; ++i) {
+                    if (i) out += ',';
+                    append_value(trace, trace.values[v.payload.range.begin + i], out, depth + 1);
+                }
+            }
+            out += ']';
+            return;
+        }
+        default: out += trace.str(v.type); return;
+    }
+}
+
+}  // namespace
+
+std::string op_signature(const Trace& trace, const Node& node) {
+    std::string out(trace.name(node));
+    out += '(';
+    for (uint32_t i = 0; i < node.inputs.count; ++i) {
+        if (i) out += ',';
+        append_value(trace, trace.values[node.inputs.begin + i], out, 0);
+    }
+    out += ')';
+    return out;
+}
+
+OpFacts op_facts(const Trace& trace, const Node& node) {
+    OpFacts f;
+    f.name = std::string(trace.name(node));
+    f.signature = op_signature(trace, node);
+    f.flops = op_flops(trace, node);
+    f.bytes = tensor_bytes(trace, node.inputs) + tensor_bytes(trace, node.outputs);
+    return f;
+}
+
+}  // namespace mimic::model

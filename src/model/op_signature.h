@@ -1,0 +1,24 @@
+// What an operator call's cost depends on, as one string: its name and each
+// input's dtype and shape (tensors), value (scalars, small int lists) or
+// kind; two calls with the same signature cost the same on one machine.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "trace/trace.h"
+
+namespace mimic::model {
+
+std::string op_signature(const Trace& trace, const Node& node);
+
+// What a cost model needs of a call beyond its signature.
+struct OpFacts {
+    std::string name;
+    std::string signature;
+    int64_t flops = -1;   // -1: no FLOP formula for this op
+    uint64_t bytes = 0;   // tensor bytes read and written (inputs + outputs)
+};
+OpFacts op_facts(const Trace& trace, const Node& node);
+
+}  // namespace mimic::model

@@ -1,0 +1,94 @@
+#include "model/predictor.h"
+
+#include "io/chakra_convert.h"
+#include "model/op_signature.h"
+
+namespace mimic::model {
+namespace {
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// The id range of the first ProfilerStep#N label's subtree, if any.
+bool first_iteration(const Trace& trace, uint64_t& lo, uint64_t& hi, std::string& name) {
+    for (NodeIndex i : trace.execution_order()) {
+        const Node& n = trace.nodes[i.value];
+        if (!starts_with(trace.name(n), "ProfilerStep#")) continue;
+        lo = hi = n.id.value;
+        std::vector<NodeIndex> stack{i};
+        while (!stack.empty()) {
+            const NodeIndex k = stack.back();
+            stack.pop_back();
+            hi = std::max(hi, trace.nodes[k.value].id.value);
+            for (const NodeIndex* c = trace.children_begin(k); c != trace.children_end(k); ++c) stack.push_back(*c);
+        }
+        name = std::string(trace.name(n));
+        return true;
+    }
+    return false;
+}
+
+bool under_autograd(const Trace& trace, uint32_t idx) {
+    NodeIndex cur(idx);
+    for (int depth = 0; depth < 256 && cur != kNoNode; ++depth) {
+        const Node& n = trace.nodes[cur.value];
+        if (starts_with(trace.name(n), "autograd::engine::evaluate_function")) return true;
+        const NodeIndex up = trace.parent_of(cur);
+        if (up == cur) break;
+        cur = up;
+    }
+    return false;
+}
+
+}  // namespace
+
+std::vector<TopLevelOp> top_level_ops(const Trace& trace, std::string* iteration) {
+    uint64_t lo = 0, hi = UINT64_MAX;
+    std::string name;
+    if (!first_iteration(trace, lo, hi, name)) {
+        lo = 0;
+        hi = UINT64_MAX;
+    }
+    if (iteration) *iteration = name;
+    const ChakraPlan plan = plan_chakra_nodes(trace);
+    std::vector<TopLevelOp> out;
+    for (const ChakraPlanNode& p : plan.nodes) {
+        if (p.source == UINT32_MAX) continue;  // device events: not on this CPU
+        const uint64_t id = trace.nodes[p.source].id.value;
+        if (id < lo || id > hi) continue;
+        out.push_back({p.source, under_autograd(trace, p.source)});
+    }
+    return out;
+}
+
+Prediction predict_iteration(const Trace& trace, const CostModel& costs, const HostCosts& host) {
+    Prediction pred;
+    for (const TopLevelOp& top : top_level_ops(trace, &pred.iteration)) {
+        const Node& node = trace.nodes[top.node];
+        const OpFacts facts = op_facts(trace, node);
+        const CostEstimate est = costs.estimate(facts);
+        PredictedOp op;
+        op.node_id = node.id.value;
+        op.name = facts.name;
+        op.family = family_of(facts.name);
+        op.op_us = est.time_us;
+        op.source = est.source;
+        op.backward = top.backward;
+        op.host_us = top.backward ? host.autograd_op_us : host.python_op_us;
+        pred.compute_us += op.op_us;
+        pred.host_us += op.host_us;
+        pred.compute_by_family_us[op.family] += op.op_us;
+        switch (est.source) {
+            case CostSource::Measured: ++pred.measured; break;
+            case CostSource::FamilyModel: ++pred.modelled; break;
+            case CostSource::Fallback:
+                ++pred.fallback;
+                ++pred.fallback_ops[op.name];
+                break;
+        }
+        pred.ops.push_back(std::move(op));
+    }
+    pred.iteration_us = pred.compute_us + pred.host_us;
+    return pred;
+}
+
+}  // namespace mimic::model

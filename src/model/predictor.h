@@ -1,0 +1,51 @@
+// An iteration's time predicted from its execution trace alone: the
+// top-level operators (the ops Python or the autograd engine called, as
+// `mimic convert` cuts them), each costed by the cost model, plus the host
+// time the original spends around each (Python and dispatch before an op
+// called from Python, the autograd engine before a backward op), one after
+// another on the thread that ran them.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/cost_model.h"
+#include "trace/trace.h"
+
+namespace mimic::model {
+
+struct PredictedOp {
+    uint64_t node_id = 0;
+    std::string name;
+    OpFamily family = OpFamily::Other;
+    double op_us = 0;
+    double host_us = 0;
+    CostSource source = CostSource::Fallback;
+    bool backward = false;
+};
+
+struct Prediction {
+    double iteration_us = 0;
+    double compute_us = 0;
+    double host_us = 0;
+    std::map<OpFamily, double> compute_by_family_us;
+    std::vector<PredictedOp> ops;  // in execution order: the critical path of one thread
+    size_t measured = 0, modelled = 0, fallback = 0;
+    std::map<std::string, size_t> fallback_ops;  // op name -> count
+    std::string iteration;                       // the iteration predicted ("" for the whole trace)
+};
+
+// `trace` must be finalized. Predicts the first iteration when the trace
+// marks iterations (ProfilerStep#N), else the whole trace.
+Prediction predict_iteration(const Trace& trace, const CostModel& costs, const HostCosts& host);
+
+// The top-level ops of the iteration predict_iteration costs, with whether
+// each runs under the autograd engine: what `calibrate` pairs with measurements.
+struct TopLevelOp {
+    uint32_t node;  // index into Trace::nodes
+    bool backward;
+};
+std::vector<TopLevelOp> top_level_ops(const Trace& trace, std::string* iteration = nullptr);
+
+}  // namespace mimic::model

@@ -1,0 +1,254 @@
+// mimic calibrate TRACE... [--out costs.db] [--quick] [--threads N]
+// mimic calibrate --collectives [--out DIR]
+// Measures what `mimic predict` needs on this machine: each distinct operator
+// signature of the given traces, timed through the replayer (its per-op
+// pass), and, from recordings whose untraced iteration time is known, the
+// host time around each op; or, with --collectives, Gloo's collectives,
+// fitted to a network for `mimic simulate` and `mimic predict`.
+// Built into mimic-torch only: the op timings come from its replayer.
+#ifdef MIMIC_HAVE_TORCH
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "command.h"
+#include "io/recording_dir.h"
+#include "io/trace_loader.h"
+#include "model/cost_db.h"
+#include "model/op_signature.h"
+#include "model/predictor.h"
+#include "support/error.h"
+#include "support/json_file.h"
+#include "support/subprocess.h"
+#include "replay/replay_machine.h"
+
+namespace mimic::cli {
+namespace {
+
+struct CalibrateArgs {
+    std::vector<std::string> traces;
+    std::string out = "costs.db";
+    bool quick = false;
+    int threads = 0;
+    bool collectives = false;
+};
+
+std::string self_binary() {
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) fail({"/proc/self/exe", -1, -1, ""}, "cannot find this program's path");
+    return exe.string();
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// node id -> the replay's per-op time, from `replay --op-times`.
+std::map<uint64_t, double> read_op_times(const std::string& path) {
+    simdjson::dom::parser parser;
+    simdjson::padded_string text;
+    const simdjson::dom::object root = parse_json_object_file(path, parser, text);
+    std::map<uint64_t, double> times;
+    simdjson::dom::array ops;
+    if (root["ops"].get(ops) != simdjson::SUCCESS) fail({path, -1, -1, "ops"}, "missing");
+    for (auto op : ops) {
+        uint64_t id;
+        double us;
+        if (op["node_id"].get(id) != simdjson::SUCCESS || op["replay_us"].get(us) != simdjson::SUCCESS) continue;
+        times[id] = us;
+    }
+    return times;
+}
+
+struct HostRow {
+    std::string name;
+    double python_ops = 0, autograd_ops = 0, residual_us = 0;
+};
+
+// Host time per op of each kind, from recordings: untraced iteration time
+// less the replay's op times, over the ops Python and the autograd engine
+// called. Least squares over both kinds when the recordings tell them apart,
+// else one figure for every op.
+model::HostCosts fit_host(const std::vector<HostRow>& rows) {
+    model::HostCosts host;
+    if (rows.empty()) return host;
+    double spp = 0, saa = 0, spa = 0, spr = 0, sar = 0;
+    for (const HostRow& r : rows) {
+        // Each recording weighs by its relative error, not its length.
+        const double w = 1.0 / std::max(1.0, r.residual_us + 1.0);
+        spp += w * r.python_ops * r.python_ops;
+        saa += w * r.autograd_ops * r.autograd_ops;
+        spa += w * r.python_ops * r.autograd_ops;
+        spr += w * r.python_ops * r.residual_us;
+        sar += w * r.autograd_ops * r.residual_us;
+        host.fitted_on.push_back(r.name);
+    }
+    const double det = spp * saa - spa * spa;
+    double p = 0, a = 0;
+    if (rows.size() >= 2 && std::abs(det) > 1e-9 * spp * saa) {
+        p = (spr * saa - sar * spa) / det;
+        a = (sar * spp - spr * spa) / det;
+    }
+    if (rows.size() < 2 || p < 0 || a < 0) {
+        double ops = 0, res = 0;
+        for (const HostRow& r : rows) {
+            ops += r.python_ops + r.autograd_ops;
+            res += std::max(0.0, r.residual_us);
+        }
+        p = a = ops > 0 ? res / ops : 0;
+    }
+    host.python_op_us = p;
+    host.autograd_op_us = a;
+    return host;
+}
+
+int run(const CalibrateArgs& args) {
+    if (args.collectives) {
+        fail({"--collectives", -1, -1, ""}, "is not built into this mimic yet");
+    }
+    if (args.traces.empty()) fail({"calibrate", -1, -1, ""}, "give traces or recordings to calibrate on (or --collectives)");
+    model::CostDb db;
+    if (std::filesystem::exists(args.out)) {
+        db = model::read_cost_db(args.out);
+        std::fprintf(stderr, "mimic calibrate: adding to %s (%zu signatures)\n", args.out.c_str(), db.ops.size());
+    }
+    const MachineInfo here = replay::describe_replay_machine();
+    if (db.has_machine) {
+        for (const auto& d : compare_machines(db.machine, here))
+            std::fprintf(stderr, "mimic: %s\n", machine_warning(d, "database", "this machine").c_str());
+    }
+    db.machine = here;
+    db.has_machine = true;
+
+    const std::string binary = self_binary();
+    std::vector<HostRow> host_rows;
+    size_t added = 0, skipped = 0;
+    for (size_t k = 0; k < args.traces.size(); ++k) {
+        const std::string& input = args.traces[k];
+        const std::vector<TraceInput> expanded = expand_trace_inputs({input});
+        if (expanded.size() != 1) fail({input, -1, -1, ""}, "calibrate takes one rank's trace or recording per argument");
+        Trace trace = load_trace(expanded[0].trace_path);
+        if (!expanded[0].meta_path.empty()) apply_recording_meta(trace, expanded[0].meta_path);
+        const std::vector<model::TopLevelOp> tops = model::top_level_ops(trace);
+        std::vector<model::OpFacts> facts;
+        bool all_known = true;
+        for (const auto& t : tops) {
+            facts.push_back(model::op_facts(trace, trace.nodes[t.node]));
+            all_known = all_known && db.ops.count(facts.back().signature);
+        }
+        double untraced_ms = 0;
+        if (!expanded[0].meta_path.empty()) {
+            simdjson::dom::parser parser;
+            simdjson::padded_string text;
+            const auto meta = parse_json_object_file(expanded[0].meta_path, parser, text);
+            double v;
+            if (meta["untraced_median_ms"].get(v) == simdjson::SUCCESS) untraced_ms = v;
+        }
+        if (all_known) {
+            // Every signature is in the database for this machine: nothing is
+            // measured again; a recording still adds its host-time row.
+            std::fprintf(stderr, "mimic calibrate: [%zu/%zu] %s: every signature already measured on this machine\n", k + 1,
+                         args.traces.size(), input.c_str());
+            ++skipped;
+            if (untraced_ms > 0) {
+                HostRow row;
+                row.name = input;
+                double op_sum = 0;
+                for (size_t i = 0; i < tops.size(); ++i) {
+                    op_sum += db.ops.at(facts[i].signature).time_us;
+                    (tops[i].backward ? row.autograd_ops : row.python_ops) += 1;
+                }
+                row.residual_us = untraced_ms * 1000.0 - op_sum;
+                host_rows.push_back(row);
+            }
+            continue;
+        }
+        std::fprintf(stderr, "mimic calibrate: [%zu/%zu] %s: timing %zu ops through the replayer\n", k + 1, args.traces.size(),
+                     input.c_str(), tops.size());
+        const std::string tmp = args.out + ".op-times.tmp.json";
+        std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" > /dev/null", binary, "replay", input,
+                                         "--op-times", tmp, "--no-profiled-pass", "--iters", "1", "--warmup", "1",
+                                         "--op-passes", args.quick ? "3" : "5"};
+        if (args.threads > 0) {
+            argv.push_back("--threads");
+            argv.push_back(std::to_string(args.threads));
+        }
+        const SubprocessResult r = run_subprocess(argv, {{"MIMIC_NO_PROGRESS", "1"}});
+        if (r.exit_code != 0 || r.term_signal != 0)
+            fail({input, -1, -1, ""}, "the replay that times its ops failed (exit " + std::to_string(r.exit_code) + ")");
+        const std::map<uint64_t, double> times = read_op_times(tmp);
+        std::filesystem::remove(tmp);
+        std::map<std::string, std::vector<double>> samples;
+        double op_sum = 0;
+        HostRow row;
+        row.name = input;
+        for (size_t i = 0; i < tops.size(); ++i) {
+            const uint64_t id = trace.nodes[tops[i].node].id.value;
+            auto it = times.find(id);
+            if (it == times.end()) continue;  // not replayed here (no CPU kernel)
+            samples[facts[i].signature].push_back(it->second);
+            op_sum += it->second;
+            (tops[i].backward ? row.autograd_ops : row.python_ops) += 1;
+        }
+        for (size_t i = 0; i < tops.size(); ++i) {
+            auto s = samples.find(facts[i].signature);
+            if (s == samples.end() || s->second.empty()) continue;
+            model::OpCost c;
+            c.signature = facts[i].signature;
+            c.name = facts[i].name;
+            c.family = model::family_of(c.name);
+            c.flops = facts[i].flops;
+            c.bytes = facts[i].bytes;
+            c.time_us = median(s->second);
+            c.samples = static_cast<int>(s->second.size());
+            c.threads = here.intra_op_threads.value_or(0);
+            db.add(c);
+            s->second.clear();
+            ++added;
+        }
+        if (untraced_ms > 0) {
+            row.residual_us = untraced_ms * 1000.0 - op_sum;
+            host_rows.push_back(row);
+        }
+    }
+    if (!host_rows.empty()) db.host = fit_host(host_rows);
+    model::write_cost_db(db, args.out);
+    std::printf("%s: %zu signatures (%zu measured now, %zu inputs already measured)\n", args.out.c_str(), db.ops.size(), added,
+                skipped);
+    if (db.host.fitted())
+        std::printf("host time per op: %.2f us before an op called from Python, %.2f us before a backward op (fitted on %zu recordings)\n",
+                    db.host.python_op_us, db.host.autograd_op_us, db.host.fitted_on.size());
+    else
+        std::printf("host time per op: not fitted (give recordings made by `mimic record`, which know their untraced time)\n");
+    return 0;
+}
+
+const Registrar registrar{{
+    "calibrate",
+    "Measure operator costs (and Gloo collectives) on this machine for predict",
+    [](CLI::App& app) -> RunFn {
+        auto args = std::make_shared<CalibrateArgs>();
+        app.footer("Example: mimic calibrate rec/mlp rec/cnn --out costs.db && mimic predict rec/mlp --costs costs.db");
+        app.add_option("traces", args->traces, "ETs or `mimic record` directories whose operators to measure");
+        app.add_option("--out", args->out, "cost database to write or add to (default costs.db)");
+        app.add_flag("--quick", args->quick, "fewer timing passes");
+        app.add_option("--threads", args->threads, "intra-op threads to measure with (default: each recording's)");
+        app.add_flag("--collectives", args->collectives, "measure Gloo collectives and fit a network instead");
+        return [args] { return run(*args); };
+    },
+}};
+
+}  // namespace
+}  // namespace mimic::cli
+#endif  // MIMIC_HAVE_TORCH

@@ -1,0 +1,133 @@
+// mimic predict TRACE --costs costs.db [--json FILE]
+// Predicts an iteration's time from its execution trace alone (no profile):
+// each top-level op from the cost database `mimic calibrate` measured on
+// this machine (or its family's model), plus the host time around each op.
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <simdjson.h>
+
+#include "analysis/text_table.h"
+#include "command.h"
+#include "io/recording_dir.h"
+#include "io/trace_loader.h"
+#include "model/predictor.h"
+#include "support/error.h"
+#include "support/json_file.h"
+#include "support/json_writer.h"
+#include "support/output.h"
+
+namespace mimic::cli {
+namespace {
+
+struct PredictArgs {
+    std::string trace;
+    std::string costs = "costs.db";
+    std::string json;
+    int top = 10;
+};
+
+std::string fmt(double v, int digits = 3) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+int run(const PredictArgs& args) {
+    const model::CostDb db = model::read_cost_db(args.costs);
+    const std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
+    if (inputs.size() != 1) fail({args.trace, -1, -1, ""}, "predict takes one rank's trace (" + std::to_string(inputs.size()) + " given)");
+    Trace trace = load_trace(inputs[0].trace_path);
+    double untraced_ms = 0;
+    if (!inputs[0].meta_path.empty()) {
+        apply_recording_meta(trace, inputs[0].meta_path);
+        simdjson::dom::parser parser;
+        simdjson::padded_string text;
+        double v;
+        if (parse_json_object_file(inputs[0].meta_path, parser, text)["untraced_median_ms"].get(v) == simdjson::SUCCESS) untraced_ms = v;
+        if (db.has_machine)
+            if (auto m = read_machine_from_meta(inputs[0].meta_path))
+                for (const auto& d : compare_machines(*m, db.machine))
+                    std::fprintf(stderr, "mimic: %s\n", machine_warning(d, "trace", "cost database").c_str());
+    }
+    if (!db.host.fitted())
+        std::fprintf(stderr, "mimic: warning: %s has no fitted host time: the prediction is operator time alone\n", args.costs.c_str());
+    const model::CostModel costs(db);
+    const model::Prediction p = model::predict_iteration(trace, costs, db.host);
+    const double iteration_ms = p.iteration_us / 1000.0;
+
+    // Ops on the critical path (one thread: all of them), largest first.
+    std::vector<const model::PredictedOp*> ranked;
+    for (const auto& op : p.ops) ranked.push_back(&op);
+    std::sort(ranked.begin(), ranked.end(), [](auto* a, auto* b) { return a->op_us + a->host_us > b->op_us + b->host_us; });
+
+    if (!args.json.empty()) {
+        JsonWriter w;
+        w.begin_object().field("trace", args.trace).field("costs", args.costs).field("iteration", p.iteration);
+        w.field("iteration_ms", iteration_ms);
+        if (untraced_ms > 0) w.field("original_untraced_ms", untraced_ms).field("error_pct", 100.0 * (iteration_ms - untraced_ms) / untraced_ms);
+        w.key("breakdown").begin_object().field("compute_ms", p.compute_us / 1000.0).field("host_overhead_ms", p.host_us / 1000.0);
+        w.field("communication_ms", 0.0).field("exposed_communication_ms", 0.0).field("idle_ms", 0.0);
+        w.key("compute_by_family_ms").begin_object();
+        for (const auto& [f, us] : p.compute_by_family_us) w.field(model::family_name(f), us / 1000.0);
+        w.end_object().end_object();
+        w.key("ops").begin_object().field("total", p.ops.size()).field("measured", p.measured).field("family_model", p.modelled);
+        w.field("fallback", p.fallback).key("fallback_names").begin_object();
+        for (const auto& [name, n] : p.fallback_ops) w.field(name, n);
+        w.end_object().end_object();
+        w.key("critical_path").begin_array();
+        for (const auto* op : ranked) {
+            w.begin_object().field("node_id", op->node_id).field("name", op->name).field("family", model::family_name(op->family));
+            w.field("op_us", op->op_us).field("host_us", op->host_us).field("share", (op->op_us + op->host_us) / std::max(p.iteration_us, 1e-9));
+            w.field("source", model::cost_source_name(op->source)).field("backward", op->backward).end_object();
+        }
+        w.end_array().end_object();
+        write_output(args.json, w.str() + "\n");
+        if (args.json == "-") return 0;
+    }
+    std::printf("predicted iteration: %s ms (compute %s ms, host overhead %s ms) over %zu ops%s\n", fmt(iteration_ms).c_str(),
+                fmt(p.compute_us / 1000).c_str(), fmt(p.host_us / 1000).c_str(), p.ops.size(),
+                p.iteration.empty() ? "" : (" of " + p.iteration).c_str());
+    if (untraced_ms > 0)
+        std::printf("original, untraced (meta.json): %s ms, prediction %+.1f%%\n", fmt(untraced_ms).c_str(),
+                    100.0 * (iteration_ms - untraced_ms) / untraced_ms);
+    std::printf("ops: %zu measured signatures, %zu from their family's model, %zu fallback%s\n", p.measured, p.modelled, p.fallback,
+                p.fallback ? " (no model: the database's median op time)" : "");
+    for (const auto& [name, n] : p.fallback_ops) std::printf("  fallback: %s x%zu\n", name.c_str(), n);
+    using analysis::TextTable;
+    const auto R = TextTable::Align::Right;
+    TextTable fam({"family", "compute_ms", "share"}, {TextTable::Align::Left, R, R});
+    std::vector<std::pair<double, model::OpFamily>> fams;
+    for (const auto& [f, us] : p.compute_by_family_us) fams.push_back({us, f});
+    std::sort(fams.rbegin(), fams.rend());
+    for (const auto& [us, f] : fams) fam.add_row({model::family_name(f), fmt(us / 1000), analysis::percent(us / std::max(p.iteration_us, 1e-9))});
+    fam.add_row({"host overhead", fmt(p.host_us / 1000), analysis::percent(p.host_us / std::max(p.iteration_us, 1e-9))});
+    std::printf("%s", fam.render().c_str());
+    TextTable crit({"critical path (top ops)", "node", "op_us", "host_us", "share", "source"}, {TextTable::Align::Left, R, R, R, R, TextTable::Align::Left});
+    for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < args.top; ++i) {
+        const auto* op = ranked[i];
+        crit.add_row({op->name, std::to_string(op->node_id), fmt(op->op_us, 1), fmt(op->host_us, 1),
+                      analysis::percent((op->op_us + op->host_us) / std::max(p.iteration_us, 1e-9)), model::cost_source_name(op->source)});
+    }
+    std::printf("%s", crit.render().c_str());
+    return 0;
+}
+
+const Registrar registrar{{
+    "predict",
+    "Predict an iteration's time from its trace alone, with costs measured by calibrate",
+    [](CLI::App& app) -> RunFn {
+        auto args = std::make_shared<PredictArgs>();
+        app.footer("Example: mimic calibrate rec/mlp --out costs.db && mimic predict rec/mlp --costs costs.db --json p.json");
+        app.add_option("trace", args->trace, "ET or `mimic record` directory")->required();
+        app.add_option("--costs", args->costs, "cost database from mimic calibrate (default costs.db)");
+        app.add_option("--json", args->json, "also write the prediction as JSON to FILE ('-': JSON alone on stdout)");
+        app.add_option("--top", args->top, "critical-path ops to list (default 10)");
+        return [args] { return run(*args); };
+    },
+}};
+
+}  // namespace
+}  // namespace mimic::cli
