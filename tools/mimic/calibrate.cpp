@@ -76,6 +76,41 @@ struct HostRow {
     double python_ops = 0, autograd_ops = 0, residual_us = 0;
 };
 
+// Host time measured directly: the gaps before each top-level op in the
+// untraced calls the recorder timed (op_gaps.json), summed per kind of op.
+struct GapSums {
+    double python_us = 0, autograd_us = 0;
+    size_t python_ops = 0, autograd_ops = 0;
+    std::vector<std::string> names;
+};
+
+void add_gaps(const std::string& gaps_path, const Trace& trace, const std::vector<model::TopLevelOp>& tops, GapSums& sums) {
+    std::map<uint64_t, bool> backward;
+    for (const auto& t : tops) backward[trace.nodes[t.node].id.value] = t.backward;
+    simdjson::dom::parser parser;
+    simdjson::padded_string text;
+    const simdjson::dom::object root = parse_json_object_file(gaps_path, parser, text);
+    simdjson::dom::array gaps;
+    if (root["gaps"].get(gaps) != simdjson::SUCCESS) fail({gaps_path, -1, -1, "gaps"}, "missing");
+    for (auto g : gaps) {
+        simdjson::dom::array row;
+        if (g.get(row) != simdjson::SUCCESS || row.size() < 2) continue;
+        uint64_t id;
+        double gap;
+        if (row.at(0).get(id) != simdjson::SUCCESS || row.at(1).get(gap) != simdjson::SUCCESS) continue;
+        auto it = backward.find(id);
+        if (it == backward.end()) continue;
+        if (it->second) {
+            sums.autograd_us += gap;
+            ++sums.autograd_ops;
+        } else {
+            sums.python_us += gap;
+            ++sums.python_ops;
+        }
+    }
+    sums.names.push_back(gaps_path);
+}
+
 // Host time per op of each kind, from recordings: untraced iteration time
 // less the replay's op times, over the ops Python and the autograd engine
 // called. Least squares over both kinds when the recordings tell them apart,
@@ -133,6 +168,7 @@ int run(const CalibrateArgs& args) {
 
     const std::string binary = self_binary();
     std::vector<HostRow> host_rows;
+    GapSums gap_sums;
     size_t added = 0, skipped = 0;
     for (size_t k = 0; k < args.traces.size(); ++k) {
         const std::string& input = args.traces[k];
@@ -141,6 +177,8 @@ int run(const CalibrateArgs& args) {
         Trace trace = load_trace(expanded[0].trace_path);
         if (!expanded[0].meta_path.empty()) apply_recording_meta(trace, expanded[0].meta_path);
         const std::vector<model::TopLevelOp> tops = model::top_level_ops(trace);
+        if (!expanded[0].meta_path.empty())
+            if (auto gaps = recording_file_beside(expanded[0].meta_path, "op_gaps.json")) add_gaps(*gaps, trace, tops, gap_sums);
         std::vector<model::OpFacts> facts;
         bool all_known = true;
         for (const auto& t : tops) {
@@ -222,7 +260,16 @@ int run(const CalibrateArgs& args) {
             host_rows.push_back(row);
         }
     }
-    if (!host_rows.empty()) db.host = fit_host(host_rows);
+    if (gap_sums.python_ops + gap_sums.autograd_ops > 0) {
+        // Measured gaps beat a fit on iteration times: those carry every
+        // op's run-to-run spread, the gaps only the host's own time.
+        const double all = (gap_sums.python_us + gap_sums.autograd_us) / static_cast<double>(gap_sums.python_ops + gap_sums.autograd_ops);
+        db.host.python_op_us = gap_sums.python_ops ? gap_sums.python_us / static_cast<double>(gap_sums.python_ops) : all;
+        db.host.autograd_op_us = gap_sums.autograd_ops ? gap_sums.autograd_us / static_cast<double>(gap_sums.autograd_ops) : all;
+        db.host.fitted_on = gap_sums.names;
+    } else if (!host_rows.empty()) {
+        db.host = fit_host(host_rows);
+    }
     model::write_cost_db(db, args.out);
     std::printf("%s: %zu signatures (%zu measured now, %zu inputs already measured)\n", args.out.c_str(), db.ops.size(), added,
                 skipped);
