@@ -57,6 +57,11 @@ void settle_implementations(SharedSetup& setup, std::vector<std::string>& warnin
                 warnings.push_back(src + ": halvingDoubling has no all-to-all; mimic runs it as direct (ASTRA-sim exits with an error)");
                 i = CollectiveImpl{i.kind == AlgorithmKind::HalvingDoubling ? AlgorithmKind::Direct : AlgorithmKind::OneDirect, -1};
             }
+            if (static_cast<CollectiveKind>(c) == CollectiveKind::AllReduce && i.kind == AlgorithmKind::DoubleBinaryTree &&
+                setup.system.local_bw_aware && &i != &impls.back())
+                warnings.push_back(src + ": doubleBinaryTree before the last dimension under localBWAware: mimic runs that "
+                                         "dimension's reduce-scatter and all-gather phases as ring (ASTRA-sim runs a whole "
+                                         "all-reduce in the place of each)");
             if (static_cast<CollectiveKind>(c) != CollectiveKind::AllReduce && i.kind == AlgorithmKind::DoubleBinaryTree)
                 warnings.push_back(src + ": doubleBinaryTree is an all-reduce algorithm; mimic runs " +
                                    collective_name(static_cast<CollectiveKind>(c)) +
@@ -149,6 +154,9 @@ std::string obstacle_in(const SimulationInput& input, const SharedSetup& setup) 
         for (const CollectiveImpl& impl : setup.impls[c]) {
             if (impl.kind == AlgorithmKind::HalvingDoubling || impl.kind == AlgorithmKind::OneHalvingDoubling)
                 return "halving-doubling pairs NPUs by position";
+            // One ring over every NPU in id order: on a grid of several
+            // dimensions, neighbours sit at different offsets and distances.
+            if (impl.flat() && setup.network.dims.size() > 1) return "a one* ring over every NPU of a multi-dimensional network";
             if (impl.kind == AlgorithmKind::DoubleBinaryTree) return "the double binary tree gives NPUs different roles";
         }
     }

@@ -144,8 +144,25 @@ TEST(SimAstraCases, EveryCaseMatchesAstraSim) {
 TEST(SimAstraCases, HeldOutCasesMatchAstraSim) {
     const std::string dir = std::string(MIMIC_SOURCE_DIR) + "/tests/data/astra_extra";
     if (!std::filesystem::exists(dir + "/cases.json")) GTEST_SKIP() << "no extra cases in " << dir;
-    for (const AstraCase& k : load_cases(dir))
-        if (k.status == "ok") expect_matches_astra(k);
+    int checked = 0;
+    for (const AstraCase& k : load_cases(dir)) {
+        if (k.status != "ok") continue;
+        if (k.name == "ar8_2d_sw4_ring2_dbt_inner" || k.name == "layers64_3d_ring4_ring4_sw4_dbt") {
+            // doubleBinaryTree before the last dimension under localBWAware:
+            // ASTRA-sim runs a whole all-reduce in place of that dimension's
+            // reduce-scatter and all-gather (its quirk 3); mimic runs them as
+            // ring and says so (src/sim/README.md).
+            const SimulationResult r = simulate(input_of(k));
+            bool warned = false;
+            for (const auto& w : r.warnings) warned = warned || w.find("doubleBinaryTree before the last dimension") != std::string::npos;
+            EXPECT_TRUE(warned) << k.name;
+            EXPECT_TRUE(r.errors.empty()) << k.name;
+            continue;
+        }
+        expect_matches_astra(k);
+        ++checked;
+    }
+    EXPECT_GE(checked, 40);
 }
 
 // Ranks that run alike are simulated once; the full simulation of every rank
@@ -154,7 +171,11 @@ TEST(SimAstraCases, SimulatingOneRankForAllIsExact) {
     const std::string dir = testing::astra_dir();
     if (!std::filesystem::exists(dir + "/cases.json")) GTEST_SKIP() << "ASTRA-sim cases not found under " << dir;
     int symmetric = 0;
-    for (const AstraCase& k : load_cases(dir)) {
+    std::vector<AstraCase> cases = load_cases(dir);
+    const std::string extra = std::string(MIMIC_SOURCE_DIR) + "/tests/data/astra_extra";
+    if (std::filesystem::exists(extra + "/cases.json"))
+        for (AstraCase& k : load_cases(extra)) cases.push_back(std::move(k));
+    for (const AstraCase& k : cases) {
         if (k.status != "ok") continue;
         const SimulationInput in = input_of(k);
         if (!symmetry_obstacle(in).empty()) continue;
