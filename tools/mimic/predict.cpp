@@ -3,6 +3,7 @@
 // each top-level op from the cost database `mimic calibrate` measured on
 // this machine (or its family's model), plus the host time around each op.
 #include <algorithm>
+#include <filesystem>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -11,7 +12,11 @@
 
 #include "analysis/text_table.h"
 #include "command.h"
+#include "io/kineto_devices.h"
+#include "io/kineto_reader.h"
 #include "io/recording_dir.h"
+#include "link/link_profile.h"
+#include "model/gpu_estimate.h"
 #include "io/trace_loader.h"
 #include "model/predictor.h"
 #include "support/error.h"
@@ -24,6 +29,8 @@ namespace {
 
 struct PredictArgs {
     std::string trace;
+    std::string profile;
+    std::string device = "auto";
     std::string costs = "costs.db";
     std::string json;
     int top = 10;
@@ -35,11 +42,68 @@ std::string fmt(double v, int digits = 3) {
     return buf;
 }
 
+std::string devices_dir() { return std::string(MIMIC_SOURCE_DIR) + "/data/devices"; }
+
+// --device: a spec file, a name in data/devices (file name or the spec's
+// name), or "auto" (the profile's own GPU).
+model::DeviceSpec choose_device(const std::string& device, const std::string& profile) {
+    if (device.find('/') != std::string::npos || device.size() > 5 && device.substr(device.size() - 5) == ".json")
+        return model::read_device_spec(device);
+    const std::vector<model::DeviceSpec> specs = model::read_device_specs(devices_dir());
+    if (device == "auto") {
+        const std::vector<std::string> names = kineto_device_names(profile);
+        if (names.empty()) fail({profile, -1, -1, "deviceProperties"}, "names no GPU; give --device");
+        if (const model::DeviceSpec* s = model::match_device(specs, names[0])) return *s;
+        fail({profile, -1, -1, "deviceProperties"}, "GPU '" + names[0] + "' has no spec in " + devices_dir() + "; give --device FILE");
+    }
+    for (const auto& s : specs) {
+        const std::string file = std::filesystem::path(s.source).stem().string();
+        if (file == device || s.name == device) return s;
+    }
+    fail({"--device", -1, -1, ""}, "no device spec named '" + device + "' in " + devices_dir());
+}
+
+int run_gpu(const PredictArgs& args, Trace& trace) {
+    const model::DeviceSpec spec = choose_device(args.device, args.profile);
+    const model::GpuEstimate e = model::estimate_gpu_kernels(trace, spec);
+    std::vector<std::string> recorded_on = kineto_device_names(args.profile);
+    if (!args.json.empty()) {
+        JsonWriter w;
+        w.begin_object().field("trace", args.trace).field("profile", args.profile).field("estimate", true);
+        w.field("device", e.device).field("recorded_on", recorded_on.empty() ? std::string() : recorded_on[0]);
+        w.field("kernels", e.kernels).field("ops", e.ops).field("recorded_kernel_ms", e.recorded_us / 1000).field("estimated_kernel_ms", e.estimated_us / 1000);
+        w.key("by_family").begin_object();
+        for (const auto& [f, x] : e.by_family)
+            w.key(model::family_name(f)).begin_object().field("ops", x.ops).field("kernels", x.kernels).field("recorded_ms", x.recorded_us / 1000)
+                .field("estimated_ms", x.estimated_us / 1000).field("geomean_abs_error_pct", x.geomean_abs_error_pct).end_object();
+        w.end_object().end_object();
+        write_output(args.json, w.str() + "\n");
+        if (args.json == "-") return 0;
+    }
+    std::printf("GPU kernel time ESTIMATED for %s from nominal peaks (data/devices), not measured: %s ms over %zu ops, %zu kernels\n",
+                e.device.c_str(), fmt(e.estimated_us / 1000).c_str(), e.ops, e.kernels);
+    if (!recorded_on.empty())
+        std::printf("recorded on %s: %s ms of kernels\n", recorded_on[0].c_str(), fmt(e.recorded_us / 1000).c_str());
+    using analysis::TextTable;
+    const auto R = TextTable::Align::Right;
+    TextTable t({"family", "ops", "kernels", "recorded_ms", "estimated_ms", "total_error", "per_op_geomean_error"},
+                {TextTable::Align::Left, R, R, R, R, R, R});
+    for (const auto& [f, x] : e.by_family)
+        t.add_row({model::family_name(f), std::to_string(x.ops), std::to_string(x.kernels), fmt(x.recorded_us / 1000), fmt(x.estimated_us / 1000),
+                   x.recorded_us > 0 ? fmt(100 * (x.estimated_us / x.recorded_us - 1), 1) + "%" : "", fmt(x.geomean_abs_error_pct, 1) + "%"});
+    std::printf("%s", t.render().c_str());
+    return 0;
+}
+
 int run(const PredictArgs& args) {
-    const model::CostDb db = model::read_cost_db(args.costs);
     const std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
     if (inputs.size() != 1) fail({args.trace, -1, -1, ""}, "predict takes one rank's trace (" + std::to_string(inputs.size()) + " given)");
     Trace trace = load_trace(inputs[0].trace_path);
+    if (!args.profile.empty() && !kineto_device_names(args.profile).empty()) {
+        link_profile(trace, read_kineto_trace(args.profile));
+        return run_gpu(args, trace);
+    }
+    const model::CostDb db = model::read_cost_db(args.costs);
     double untraced_ms = 0;
     if (!inputs[0].meta_path.empty()) {
         apply_recording_meta(trace, inputs[0].meta_path);
@@ -122,6 +186,8 @@ const Registrar registrar{{
         auto args = std::make_shared<PredictArgs>();
         app.footer("Example: mimic calibrate rec/mlp --out costs.db && mimic predict rec/mlp --costs costs.db --json p.json");
         app.add_option("trace", args->trace, "ET or `mimic record` directory")->required();
+        app.add_option("--profile", args->profile, "a GPU trace's Kineto profile: estimate its kernels from a device spec");
+        app.add_option("--device", args->device, "GPU spec for --profile: auto (the profile's GPU), a name in data/devices, or a spec FILE");
         app.add_option("--costs", args->costs, "cost database from mimic calibrate (default costs.db)");
         app.add_option("--json", args->json, "also write the prediction as JSON to FILE ('-': JSON alone on stdout)");
         app.add_option("--top", args->top, "critical-path ops to list (default 10)");
