@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# mimic calibrate + predict end to end: a recording made now is calibrated
+# (its ops timed through the replayer), predicted from its ET with the JSON
+# fields scripts use, calibrated again without re-timing; a GPU trace's
+# kernels estimated from a device spec; bad input: one line, exit 1.
+# $1 = mimic binary, $2 = shared traces directory. Exit 77 = skip.
+set -uo pipefail
+mimic="$1"
+traces="$2"
+python="${MIMIC_PYTHON:-/usr/bin/python3}"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export MIMIC_NO_PROGRESS=1
+fail() { echo "FAIL: $*"; exit 1; }
+
+if "$python" -c "import torch" 2> /dev/null && [ -x "$(dirname "$mimic")/mimic-torch" ]; then
+    "$mimic" record --workload mlp --out "$work/mlp" --warmup 1 --iters 3 > /dev/null 2>&1 || fail "record mlp"
+    "$mimic" calibrate "$work/mlp" --out "$work/costs.db" --quick > "$work/cal.txt" 2> "$work/cal.err" || fail "calibrate: $(cat "$work/cal.err")"
+    grep -q "signatures" "$work/cal.txt" || fail "calibrate output: $(cat "$work/cal.txt")"
+    grep -q "fitted on 1 recordings" "$work/cal.txt" || fail "host time not fitted: $(cat "$work/cal.txt")"
+    "$mimic" predict "$work/mlp" --costs "$work/costs.db" --json "$work/p.json" > "$work/p.txt" || fail "predict"
+    python3 - "$work/p.json" <<'PY' || fail "predict JSON: $(cat "$work/p.json")"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["iteration_ms"] > 0
+assert p["breakdown"]["compute_ms"] > 0 and p["breakdown"]["host_overhead_ms"] > 0
+assert p["ops"]["measured"] == p["ops"]["total"] > 0, p["ops"]
+assert p["critical_path"] and p["critical_path"][0]["share"] > 0
+assert abs(p["error_pct"]) < 1000
+PY
+    grep -q "predicted iteration" "$work/p.txt" || fail "predict text"
+    # Every signature is known now: nothing is timed again.
+    "$mimic" calibrate "$work/mlp" --out "$work/costs.db" > /dev/null 2> "$work/cal2.err" || fail "calibrate again"
+    grep -q "already measured" "$work/cal2.err" || fail "re-timed known signatures: $(cat "$work/cal2.err")"
+fi
+
+if [ -f "$traces/pytorch/resnet_kineto.json.gz" ]; then
+    "$mimic" predict "$traces/pytorch/resnet_et.json.gz" --profile "$traces/pytorch/resnet_kineto.json.gz" --json "$work/g.json" \
+        > "$work/g.txt" || fail "GPU estimate"
+    grep -q "ESTIMATED for NVIDIA GeForce RTX 2080 Ti" "$work/g.txt" || fail "GPU estimate text: $(head -3 "$work/g.txt")"
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['estimate'] and d['by_family']['conv']['kernels'] > 0" "$work/g.json" \
+        || fail "GPU estimate JSON"
+    echo '{"name": "bad"}' > "$work/bad.json"
+    out=$("$mimic" predict "$traces/pytorch/resnet_et.json.gz" --profile "$traces/pytorch/resnet_kineto.json.gz" --device "$work/bad.json" 2>&1); rc=$?
+    [ $rc = 1 ] && echo "$out" | grep -q "bad.json" && echo "$out" | grep -q "match" || fail "bad device spec: $rc $out"
+fi
+out=$("$mimic" predict "$traces/pytorch/linear_et.json.gz" --costs "$work/none.db" 2>&1); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -q "none.db" || fail "missing cost database: $rc $out"
+echo "predict_cli: ok"
