@@ -27,7 +27,9 @@ bool first_iteration(const Trace& trace, uint64_t& lo, uint64_t& hi, std::string
     return false;
 }
 
-bool under_autograd(const Trace& trace, uint32_t idx) {
+}  // namespace
+
+bool runs_under_autograd(const Trace& trace, uint32_t idx) {
     NodeIndex cur(idx);
     for (int depth = 0; depth < 256 && cur != kNoNode; ++depth) {
         const Node& n = trace.nodes[cur.value];
@@ -39,7 +41,10 @@ bool under_autograd(const Trace& trace, uint32_t idx) {
     return false;
 }
 
-}  // namespace
+double predicted_op_us(const Trace& trace, uint32_t node, const CostModel& costs, const HostCosts& host) {
+    const CostEstimate est = costs.estimate(op_facts(trace, trace.nodes[node]));
+    return est.time_us + (runs_under_autograd(trace, node) ? host.autograd_op_us : host.python_op_us);
+}
 
 std::vector<TopLevelOp> top_level_ops(const Trace& trace, std::string* iteration) {
     uint64_t lo = 0, hi = UINT64_MAX;
@@ -55,7 +60,7 @@ std::vector<TopLevelOp> top_level_ops(const Trace& trace, std::string* iteration
         if (p.source == UINT32_MAX) continue;  // device events: not on this CPU
         const uint64_t id = trace.nodes[p.source].id.value;
         if (id < lo || id > hi) continue;
-        out.push_back({p.source, under_autograd(trace, p.source)});
+        out.push_back({p.source, runs_under_autograd(trace, p.source)});
     }
     return out;
 }

@@ -48,4 +48,11 @@ struct TopLevelOp {
 };
 std::vector<TopLevelOp> top_level_ops(const Trace& trace, std::string* iteration = nullptr);
 
+// Whether the node runs inside the autograd engine (under an
+// autograd::engine::evaluate_function label): a backward op.
+bool runs_under_autograd(const Trace& trace, uint32_t node);
+
+// One top-level op's predicted time, op and host together, in us.
+double predicted_op_us(const Trace& trace, uint32_t node, const CostModel& costs, const HostCosts& host);
+
 }  // namespace mimic::model

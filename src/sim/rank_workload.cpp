@@ -130,7 +130,7 @@ void RankWorkload::issue(uint32_t i) {
     double scale = setup.options.compute_scale;
     if (auto s = setup.options.straggler.find(rank_); s != setup.options.straggler.end()) scale *= s->second;
     auto replay = [&]() {
-        Tick runtime = node.duration_us == 0 ? 1 : node.duration_us * 1000;
+        Tick runtime = node.duration_ns ? node.duration_ns : node.duration_us == 0 ? 1 : node.duration_us * 1000;
         if (scale != 1) runtime = std::max<Tick>(1, static_cast<Tick>(std::llround(static_cast<double>(runtime) * scale)));
         if (!node.is_cpu_op) gpu_busy_ += runtime;
         else cpu_busy_ += runtime;

@@ -38,7 +38,7 @@ private:
     TraceWorkload& out_;
 };
 
-RankGraph graph_of(const Trace& trace, int rank, TraceWorkload& out) {
+RankGraph graph_of(const Trace& trace, int rank, TraceWorkload& out, const HostOpTime& host_op_time) {
     const ChakraPlan plan = plan_chakra_nodes(trace);
     GroupNumbers groups(trace, out);
     RankGraphBuilder builder(trace.source_path, rank);
@@ -50,11 +50,12 @@ RankGraph graph_of(const Trace& trace, int rank, TraceWorkload& out) {
         node.type = p.type;
         node.is_cpu_op = p.is_cpu_op && p.type == ChakraNodeType::Comp;
         node.duration_us = p.duration_us;
+        if (host_op_time && p.source != UINT32_MAX && p.type == ChakraNodeType::Comp) node.duration_ns = host_op_time(trace, p.source);
         node.num_ops = p.num_ops > 0 ? static_cast<uint64_t>(p.num_ops) : 0;
         node.tensor_size = p.tensor_size;
         if (p.type == ChakraNodeType::Comp) {
             ++comp;
-            timed += p.duration_us > 0 ? 1 : 0;
+            timed += p.duration_us > 0 || node.duration_ns > 0 ? 1 : 0;
         } else {
             node.comm_type = static_cast<ChakraCollective>(static_cast<int>(p.comm.type));
             node.comm_size = p.comm.size_bytes > 0 ? static_cast<uint64_t>(p.comm.size_bytes) : 0;
@@ -79,7 +80,7 @@ RankGraph graph_of(const Trace& trace, int rank, TraceWorkload& out) {
 
 }  // namespace
 
-TraceWorkload read_trace_workload(const std::vector<std::string>& paths, const std::string& profile) {
+TraceWorkload read_trace_workload(const std::vector<std::string>& paths, const std::string& profile, const HostOpTime& host_op_time) {
     TraceWorkload out;
     std::vector<TraceInput> inputs = expand_trace_inputs(paths);
     if (!profile.empty()) {
@@ -99,7 +100,7 @@ TraceWorkload read_trace_workload(const std::vector<std::string>& paths, const s
         }
         if (by_rank.count(rank))
             fail({input.trace_path, -1, -1, "rank"}, "rank " + std::to_string(rank) + " is also " + by_rank[rank].file);
-        by_rank[rank] = graph_of(trace, static_cast<int>(rank), out);
+        by_rank[rank] = graph_of(trace, static_cast<int>(rank), out, host_op_time);
     }
     int64_t expected = 0;
     for (auto& [rank, graph] : by_rank) {

@@ -4,6 +4,8 @@
 // facts, profiler durations where a profile is linked.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,8 +24,13 @@ struct TraceWorkload {
 // directory, a directory of ranks), links each rank's profile where there is
 // one, and builds one graph per rank. Throws mimic::Error for ranks missing
 // or given twice, naming them.
+// What a host operator costs, in ns, when the caller knows better than the
+// profile (mimic predict's cost model); 0 keeps the profile's duration.
+using HostOpTime = std::function<uint64_t(const Trace& trace, uint32_t node)>;
+
 // `profile`: a Kineto trace for the one trace given (recordings bring their own).
-TraceWorkload read_trace_workload(const std::vector<std::string>& paths, const std::string& profile = "");
+TraceWorkload read_trace_workload(const std::vector<std::string>& paths, const std::string& profile = "",
+                                  const HostOpTime& host_op_time = nullptr);
 
 // A data-parallel trace recorded on one rank, run by `ranks` ranks: each gets
 // the same graph, and every collective spans them all. Throws mimic::Error

@@ -84,6 +84,7 @@ private:
 
 bool operator==(const WorkloadNode& a, const WorkloadNode& b) {
     return a.id == b.id && a.type == b.type && a.is_cpu_op == b.is_cpu_op && a.duration_us == b.duration_us &&
+           a.duration_ns == b.duration_ns &&
            a.comm_type == b.comm_type && a.comm_size == b.comm_size && a.comm_src == b.comm_src && a.comm_dst == b.comm_dst &&
            a.comm_tag == b.comm_tag && a.comm_priority == b.comm_priority && a.comm_group == b.comm_group &&
            a.num_ops == b.num_ops && a.tensor_size == b.tensor_size && a.involved_begin == b.involved_begin &&

@@ -26,6 +26,7 @@ struct WorkloadNode {
     ChakraNodeType type = ChakraNodeType::Invalid;
     bool is_cpu_op = false;  // absent means a device (GPU) node, as ASTRA-sim reads it
     uint64_t duration_us = 0;
+    uint64_t duration_ns = 0;  // when set (a prediction's finer time), used instead of duration_us
     ChakraCollective comm_type = ChakraCollective::None;
     uint64_t comm_size = 0;
     int64_t comm_src = -1;  // -1: absent (the issuing rank)

@@ -17,6 +17,9 @@
 #include "io/recording_dir.h"
 #include "link/link_profile.h"
 #include "model/gpu_estimate.h"
+#include "sim/sim_report.h"
+#include "sim/simulator.h"
+#include "sim/trace_workload.h"
 #include "io/trace_loader.h"
 #include "model/predictor.h"
 #include "support/error.h"
@@ -31,6 +34,8 @@ struct PredictArgs {
     std::string trace;
     std::string profile;
     std::string device = "auto";
+    std::string network, system, memory;
+    int ranks = 0;
     std::string costs = "costs.db";
     std::string json;
     int top = 10;
@@ -95,15 +100,65 @@ int run_gpu(const PredictArgs& args, Trace& trace) {
     return 0;
 }
 
+// Many ranks: every rank's ops costed as for one rank, then run through the
+// simulator on the given network, which adds the collectives and the waits.
+int run_ranks(const PredictArgs& args, const model::CostDb& db) {
+    const model::CostModel costs(db);
+    sim::HostOpTime op_time = [&](const Trace& trace, uint32_t node) {
+        return static_cast<uint64_t>(std::llround(model::predicted_op_us(trace, node, costs, db.host) * 1000.0));
+    };
+    sim::SimulationInput input;
+    std::vector<std::string> warnings;
+    input.network = sim::read_network_config(args.network, warnings);
+    input.system = sim::read_system_config(args.system, warnings);
+    if (!args.memory.empty()) input.memory = sim::read_remote_memory_config(args.memory, warnings);
+    sim::TraceWorkload w = sim::read_trace_workload({args.trace}, "", op_time);
+    if (args.ranks > 0) {
+        if (w.graphs.size() != 1) fail({"--ranks", -1, -1, ""}, "scales one rank's trace; " + std::to_string(w.graphs.size()) + " ranks were given");
+        input.graphs = sim::replicate_ranks(w.graphs[0], args.ranks, warnings);
+    } else {
+        for (auto& g : w.graphs) input.graphs.push_back(std::make_shared<const sim::RankGraph>(std::move(g)));
+        input.comm_groups = w.comm_groups;
+        input.comm_groups_source = args.trace;
+    }
+    sim::SimulationResult r = sim::simulate(input);
+    r.warnings.insert(r.warnings.begin(), warnings.begin(), warnings.end());
+    sim::Tick last = 0;
+    for (const auto& x : r.ranks) last = std::max(last, x.finish_ns);
+    if (!args.json.empty()) {
+        JsonWriter jw;
+        jw.begin_object().field("trace", args.trace).field("costs", args.costs).field("iteration_ms", static_cast<double>(last) / 1e6);
+        jw.key("breakdown").begin_object();
+        jw.field("compute_and_host_ms", static_cast<double>(r.ranks[0].cpu_compute_ns + r.ranks[0].gpu_compute_ns) / 1e6);
+        jw.field("communication_ms", static_cast<double>(r.ranks[0].comm_ns) / 1e6);
+        jw.field("exposed_communication_ms", static_cast<double>(r.ranks[0].finish_ns - std::min(r.ranks[0].finish_ns, r.ranks[0].cpu_compute_ns + r.ranks[0].gpu_compute_ns)) / 1e6);
+        jw.end_object();
+        jw.key("critical_path").begin_array().end_array();
+        jw.key("simulation").raw(sim::format_json(r, 0));
+        jw.end_object();
+        write_output(args.json, jw.str() + "\n");
+        if (args.json == "-") return r.errors.empty() ? 0 : 1;
+    }
+    std::printf("predicted iteration: %s ms over %zu ranks (ops from %s, collectives simulated on %s)\n", fmt(static_cast<double>(last) / 1e6).c_str(),
+                r.ranks.size(), args.costs.c_str(), args.network.c_str());
+    std::printf("%s", sim::format_table(r).c_str());
+    return r.errors.empty() ? 0 : 1;
+}
+
 int run(const PredictArgs& args) {
     const std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
-    if (inputs.size() != 1) fail({args.trace, -1, -1, ""}, "predict takes one rank's trace (" + std::to_string(inputs.size()) + " given)");
+    if (inputs.size() != 1 && args.network.empty())
+        fail({args.trace, -1, -1, ""}, std::to_string(inputs.size()) + " ranks: give --network and --system to predict them together");
     Trace trace = load_trace(inputs[0].trace_path);
     if (!args.profile.empty() && !kineto_device_names(args.profile).empty()) {
         link_profile(trace, read_kineto_trace(args.profile));
         return run_gpu(args, trace);
     }
     const model::CostDb db = model::read_cost_db(args.costs);
+    if (!args.network.empty() || !args.system.empty()) {
+        if (args.network.empty() || args.system.empty()) fail({"--network", -1, -1, ""}, "many ranks need both --network and --system");
+        return run_ranks(args, db);
+    }
     double untraced_ms = 0;
     if (!inputs[0].meta_path.empty()) {
         apply_recording_meta(trace, inputs[0].meta_path);
@@ -188,6 +243,10 @@ const Registrar registrar{{
         app.add_option("trace", args->trace, "ET or `mimic record` directory")->required();
         app.add_option("--profile", args->profile, "a GPU trace's Kineto profile: estimate its kernels from a device spec");
         app.add_option("--device", args->device, "GPU spec for --profile: auto (the profile's GPU), a name in data/devices, or a spec FILE");
+        app.add_option("--network", args->network, "many ranks: ASTRA-sim network YAML (e.g. from mimic calibrate --collectives)");
+        app.add_option("--system", args->system, "many ranks: ASTRA-sim system JSON");
+        app.add_option("--memory", args->memory, "many ranks: ASTRA-sim remote-memory JSON");
+        app.add_option("--ranks", args->ranks, "run one data-parallel rank's trace on N ranks");
         app.add_option("--costs", args->costs, "cost database from mimic calibrate (default costs.db)");
         app.add_option("--json", args->json, "also write the prediction as JSON to FILE ('-': JSON alone on stdout)");
         app.add_option("--top", args->top, "critical-path ops to list (default 10)");
