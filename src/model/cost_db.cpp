@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
+
 #include "support/error.h"
 #include "support/json_writer.h"
 #include "support/output.h"
@@ -79,9 +81,17 @@ CostDb read_cost_db(const std::string& path) {
         if (!(c.time_us >= 0)) fail({path, -1, -1, where + ".time_us"}, "must be >= 0");
         if (o["samples"].get(v) == simdjson::SUCCESS) c.samples = static_cast<int>(number(v, path, "samples"));
         if (o["threads"].get(v) == simdjson::SUCCESS) c.threads = static_cast<int>(number(v, path, "threads"));
-        db.ops[c.signature] = std::move(c);
+        db.add(c);
     }
     return db;
+}
+
+std::vector<int> CostDb::thread_counts() const {
+    std::vector<int> out;
+    for (const auto& [key, c] : ops)
+        if (std::find(out.begin(), out.end(), c.threads) == out.end()) out.push_back(c.threads);
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 void write_cost_db(const CostDb& db, const std::string& path) {

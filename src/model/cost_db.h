@@ -50,10 +50,18 @@ struct CostDb {
     MachineInfo machine;
     bool has_machine = false;
     HostCosts host;
-    std::map<std::string, OpCost> ops;  // by signature
+    std::map<std::string, OpCost> ops;  // by key_of(signature, threads)
     std::string source;                 // the file it was read from
 
-    void add(const OpCost& cost) { ops[cost.signature] = cost; }
+    // A signature is measured once per intra-op thread count.
+    static std::string key_of(const std::string& signature, int threads) { return signature + "@" + std::to_string(threads); }
+    void add(const OpCost& cost) { ops[key_of(cost.signature, cost.threads)] = cost; }
+    const OpCost* find(const std::string& signature, int threads) const {
+        auto it = ops.find(key_of(signature, threads));
+        return it == ops.end() ? nullptr : &it->second;
+    }
+    // Thread counts the database has measurements for.
+    std::vector<int> thread_counts() const;
 };
 
 // Throws mimic::Error naming the file and field for a file that is not a

@@ -68,10 +68,11 @@ CostModel::FamilyFit CostModel::fit_bandwidth(std::vector<std::pair<double, doub
     return fit;
 }
 
-CostModel::CostModel(const CostDb& db) : db_(db) {
+CostModel::CostModel(const CostDb& db, int threads) : db_(db), threads_(threads) {
     std::array<std::vector<std::pair<double, double>>, static_cast<size_t>(OpFamily::kCount)> rate, bw;
     std::vector<double> all;
-    for (const auto& [sig, c] : db.ops) {
+    for (const auto& [key, c] : db.ops) {
+        if (c.threads != threads) continue;
         const size_t f = static_cast<size_t>(c.family);
         if (rate_family(c.family) && c.flops > 0) rate[f].push_back({static_cast<double>(c.flops), c.time_us});
         else bw[f].push_back({static_cast<double>(c.bytes), c.time_us});
@@ -83,7 +84,7 @@ CostModel::CostModel(const CostDb& db) : db_(db) {
 }
 
 CostEstimate CostModel::estimate(const OpFacts& op) const {
-    if (auto it = db_.ops.find(op.signature); it != db_.ops.end()) return {it->second.time_us, CostSource::Measured};
+    if (const OpCost* c = db_.find(op.signature, threads_)) return {c->time_us, CostSource::Measured};
     const OpFamily family = family_of(op.name);
     const FamilyFit& fit = families_[static_cast<size_t>(family)];
     if (rate_family(family) && op.flops > 0 && fit.fitted && !fit.rate.empty()) {

@@ -24,7 +24,9 @@ struct CostEstimate {
 
 class CostModel {
 public:
-    explicit CostModel(const CostDb& db);
+    // Costs at `threads` intra-op threads: the database's measurements at
+    // that count, and family models fitted on them alone.
+    CostModel(const CostDb& db, int threads);
     CostEstimate estimate(const OpFacts& op) const;
     // The model's view of a family, for reports: points it was fitted on.
     size_t points(OpFamily family) const { return families_[static_cast<size_t>(family)].points; }
@@ -44,6 +46,7 @@ private:
     static FamilyFit fit_bandwidth(std::vector<std::pair<double, double>> bytes_time);
 
     const CostDb& db_;
+    int threads_;
     std::array<FamilyFit, static_cast<size_t>(OpFamily::kCount)> families_;
     double fallback_us_ = 1.0;
 };

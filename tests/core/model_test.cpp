@@ -40,6 +40,7 @@ OpCost cost(const std::string& sig, const std::string& name, int64_t flops, uint
     c.bytes = bytes;
     c.time_us = us;
     c.samples = 5;
+    c.threads = 1;
     return c;
 }
 
@@ -85,10 +86,8 @@ TEST(Model, MeasuredThenFamilyThenFallback) {
     db.add(cost("a", "aten::mm", 1 << 20, 0, (1 << 20) / 1000.0));
     db.add(cost("b", "aten::mm", 1 << 26, 0, (1 << 26) / 4000.0));
     // Elementwise: 1 us fixed plus 1 GB/s (1000 bytes per us).
-    for (int k = 0; k < 8; ++k) db.add(cost("e" + std::to_string(k), "aten::relu", 1000u << k, 0, 1.0 + (1000u << k) / 1000.0));
-    db.ops["e0"].bytes = 1000;
-    for (int k = 0; k < 8; ++k) db.ops["e" + std::to_string(k)].bytes = 1000u << k;
-    const CostModel m(db);
+    for (int k = 0; k < 8; ++k) db.add(cost("e" + std::to_string(k), "aten::relu", -1, 1000u << k, 1.0 + (1000u << k) / 1000.0));
+    const CostModel m(db, 1);
 
     OpFacts hit{"aten::mm", "a", 1 << 20, 0};
     EXPECT_EQ(m.estimate(hit).source, CostSource::Measured);
@@ -108,6 +107,9 @@ TEST(Model, MeasuredThenFamilyThenFallback) {
 
     OpFacts odd{"my_lib::fused_thing", "unseen3", -1, 10};
     EXPECT_EQ(m.estimate(odd).source, CostSource::Fallback);
+
+    // At another thread count nothing of these is known.
+    EXPECT_EQ(CostModel(db, 2).estimate(hit).source, CostSource::Fallback);
 }
 
 TEST(Model, DeviceSpecsAreCheckedFieldByField) {
@@ -172,7 +174,7 @@ TEST(Model, PredictionOfARealEtCountsEveryTopLevelOp) {
     db.host.autograd_op_us = 3;
     db.host.fitted_on = {"test"};
     db.add(cost("x", "aten::add_", -1, 1000, 2.0));
-    const CostModel m(db);
+    const CostModel m(db, 1);
     const Prediction p = predict_iteration(trace, m, db.host);
     ASSERT_GT(p.ops.size(), 100u);
     EXPECT_EQ(p.measured + p.modelled + p.fallback, p.ops.size());

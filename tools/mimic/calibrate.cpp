@@ -177,13 +177,18 @@ int run(const CalibrateArgs& args) {
         Trace trace = load_trace(expanded[0].trace_path);
         if (!expanded[0].meta_path.empty()) apply_recording_meta(trace, expanded[0].meta_path);
         const std::vector<model::TopLevelOp> tops = model::top_level_ops(trace);
+        // The replay runs at --threads, else at the recording's own count.
+        int threads = args.threads;
+        if (threads <= 0 && !expanded[0].meta_path.empty())
+            if (auto m = read_machine_from_meta(expanded[0].meta_path)) threads = static_cast<int>(m->intra_op_threads.value_or(0));
+        if (threads <= 0) threads = static_cast<int>(here.intra_op_threads.value_or(1));
         if (!expanded[0].meta_path.empty())
             if (auto gaps = recording_file_beside(expanded[0].meta_path, "op_gaps.json")) add_gaps(*gaps, trace, tops, gap_sums);
         std::vector<model::OpFacts> facts;
         bool all_known = true;
         for (const auto& t : tops) {
             facts.push_back(model::op_facts(trace, trace.nodes[t.node]));
-            all_known = all_known && db.ops.count(facts.back().signature);
+            all_known = all_known && db.find(facts.back().signature, threads);
         }
         double untraced_ms = 0;
         if (!expanded[0].meta_path.empty()) {
@@ -204,7 +209,7 @@ int run(const CalibrateArgs& args) {
                 row.name = input;
                 double op_sum = 0;
                 for (size_t i = 0; i < tops.size(); ++i) {
-                    op_sum += db.ops.at(facts[i].signature).time_us;
+                    op_sum += db.find(facts[i].signature, threads)->time_us;
                     (tops[i].backward ? row.autograd_ops : row.python_ops) += 1;
                 }
                 row.residual_us = untraced_ms * 1000.0 - op_sum;
@@ -218,10 +223,8 @@ int run(const CalibrateArgs& args) {
         std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" > /dev/null", binary, "replay", input,
                                          "--op-times", tmp, "--no-profiled-pass", "--iters", "1", "--warmup", "1",
                                          "--op-passes", args.quick ? "3" : "5"};
-        if (args.threads > 0) {
-            argv.push_back("--threads");
-            argv.push_back(std::to_string(args.threads));
-        }
+        argv.push_back("--threads");
+        argv.push_back(std::to_string(threads));
         const SubprocessResult r = run_subprocess(argv, {{"MIMIC_NO_PROGRESS", "1"}});
         if (r.exit_code != 0 || r.term_signal != 0)
             fail({input, -1, -1, ""}, "the replay that times its ops failed (exit " + std::to_string(r.exit_code) + ")");
@@ -250,7 +253,7 @@ int run(const CalibrateArgs& args) {
             c.bytes = facts[i].bytes;
             c.time_us = median(s->second);
             c.samples = static_cast<int>(s->second.size());
-            c.threads = here.intra_op_threads.value_or(0);
+            c.threads = threads;
             db.add(c);
             s->second.clear();
             ++added;

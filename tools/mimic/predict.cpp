@@ -36,6 +36,7 @@ struct PredictArgs {
     std::string device = "auto";
     std::string network, system, memory;
     int ranks = 0;
+    int threads = 0;
     std::string costs = "costs.db";
     std::string json;
     int top = 10;
@@ -102,8 +103,33 @@ int run_gpu(const PredictArgs& args, Trace& trace) {
 
 // Many ranks: every rank's ops costed as for one rank, then run through the
 // simulator on the given network, which adds the collectives and the waits.
+// The thread count to predict at: --threads, else the recording's, else the
+// one the database has most of.
+int threads_for(const PredictArgs& args, const model::CostDb& db, const std::string& meta_path) {
+    if (args.threads > 0) return args.threads;
+    if (!meta_path.empty())
+        if (auto m = read_machine_from_meta(meta_path))
+            if (m->intra_op_threads) return static_cast<int>(*m->intra_op_threads);
+    const std::vector<int> counts = db.thread_counts();
+    if (counts.empty()) return 1;
+    return counts.front();
+}
+
+void check_threads(const model::CostDb& db, int threads) {
+    const std::vector<int> counts = db.thread_counts();
+    if (std::find(counts.begin(), counts.end(), threads) != counts.end()) return;
+    std::string have;
+    for (int c : counts) have += (have.empty() ? "" : ", ") + std::to_string(c);
+    fail({db.source, -1, -1, "threads"}, "has no measurements at " + std::to_string(threads) + " threads (it has " +
+                                             (have.empty() ? std::string("none") : have) + "); run mimic calibrate --threads " +
+                                             std::to_string(threads));
+}
+
 int run_ranks(const PredictArgs& args, const model::CostDb& db) {
-    const model::CostModel costs(db);
+    const std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
+    const int threads = threads_for(args, db, inputs.empty() ? "" : inputs[0].meta_path);
+    check_threads(db, threads);
+    const model::CostModel costs(db, threads);
     sim::HostOpTime op_time = [&](const Trace& trace, uint32_t node) {
         return static_cast<uint64_t>(std::llround(model::predicted_op_us(trace, node, costs, db.host) * 1000.0));
     };
@@ -173,7 +199,9 @@ int run(const PredictArgs& args) {
     }
     if (!db.host.fitted())
         std::fprintf(stderr, "mimic: warning: %s has no fitted host time: the prediction is operator time alone\n", args.costs.c_str());
-    const model::CostModel costs(db);
+    const int threads = threads_for(args, db, inputs[0].meta_path);
+    check_threads(db, threads);
+    const model::CostModel costs(db, threads);
     const model::Prediction p = model::predict_iteration(trace, costs, db.host);
     const double iteration_ms = p.iteration_us / 1000.0;
 
@@ -185,7 +213,7 @@ int run(const PredictArgs& args) {
     if (!args.json.empty()) {
         JsonWriter w;
         w.begin_object().field("trace", args.trace).field("costs", args.costs).field("iteration", p.iteration);
-        w.field("iteration_ms", iteration_ms);
+        w.field("iteration_ms", iteration_ms).field("threads", threads);
         if (untraced_ms > 0) w.field("original_untraced_ms", untraced_ms).field("error_pct", 100.0 * (iteration_ms - untraced_ms) / untraced_ms);
         w.key("breakdown").begin_object().field("compute_ms", p.compute_us / 1000.0).field("host_overhead_ms", p.host_us / 1000.0);
         w.field("communication_ms", 0.0).field("exposed_communication_ms", 0.0).field("idle_ms", 0.0);
@@ -206,7 +234,8 @@ int run(const PredictArgs& args) {
         write_output(args.json, w.str() + "\n");
         if (args.json == "-") return 0;
     }
-    std::printf("predicted iteration: %s ms (compute %s ms, host overhead %s ms) over %zu ops%s\n", fmt(iteration_ms).c_str(),
+    std::printf("predicted iteration at %d intra-op thread%s: %s ms (compute %s ms, host overhead %s ms) over %zu ops%s\n", threads,
+                threads == 1 ? "" : "s", fmt(iteration_ms).c_str(),
                 fmt(p.compute_us / 1000).c_str(), fmt(p.host_us / 1000).c_str(), p.ops.size(),
                 p.iteration.empty() ? "" : (" of " + p.iteration).c_str());
     if (untraced_ms > 0)
@@ -246,6 +275,7 @@ const Registrar registrar{{
         app.add_option("--network", args->network, "many ranks: ASTRA-sim network YAML (e.g. from mimic calibrate --collectives)");
         app.add_option("--system", args->system, "many ranks: ASTRA-sim system JSON");
         app.add_option("--memory", args->memory, "many ranks: ASTRA-sim remote-memory JSON");
+        app.add_option("--threads", args->threads, "predict at N intra-op threads (measured by calibrate --threads N; default: the recording's)");
         app.add_option("--ranks", args->ranks, "run one data-parallel rank's trace on N ranks");
         app.add_option("--costs", args->costs, "cost database from mimic calibrate (default costs.db)");
         app.add_option("--json", args->json, "also write the prediction as JSON to FILE ('-': JSON alone on stdout)");
