@@ -20,7 +20,8 @@ namespace {
 // of a reduction pass (local-mem-bw).
 constexpr int kParams = 4;
 using Theta = std::array<double, kParams>;
-constexpr const char* kParamNames[kParams] = {"endpoint delay", "latency", "ns/B link", "ns/B memory"};
+constexpr const char* kParamNames[kParams] = {"the endpoint delay", "the latency", "the link time per byte",
+                                              "the reduction time per byte (local-mem-bw)"};
 // Where each may go (ns, ns, ns/B, ns/B): from next to nothing to absurd.
 constexpr Theta kLow = {1e-3, 1e-3, 1e-7, 1e-8};
 constexpr Theta kHigh = {1e9, 1e9, 1e3, 1e3};
@@ -435,7 +436,7 @@ NetworkFit fit_network(const std::vector<CollectiveMeasurement>& measurements, c
         const std::string loss = least_squares ? "least squares" : "least absolute values";
         tried += (tried.empty() ? "" : "; ") + loss + " of log(simulated / measured): mean |error| " +
                  fmt("%.2f", f.mean_abs_error_pct) + "% (objective by topology: " + alternatives + ")";
-        if (!tried.empty() && !fit.points.empty() && f.mean_abs_error_pct >= fit.mean_abs_error_pct) continue;
+        if (!fit.points.empty() && f.mean_abs_error_pct >= fit.mean_abs_error_pct) continue;
         f.notes = {"kept: " + loss};
         fit = std::move(f);
         chosen = best;
@@ -449,7 +450,19 @@ NetworkFit fit_network(const std::vector<CollectiveMeasurement>& measurements, c
                                 algorithm_name(p.implementation[c]));
     for (size_t k = 0; k < kParams; ++k)
         if (chosen.theta[k] <= kLow[k] * 1.01)
-            fit.notes.push_back(std::string(kParamNames[k]) + " fitted to its lower bound: the measurements show none");
+            fit.notes.push_back(std::string(kParamNames[k]) + " went to its lower bound: the measurements show none");
+    // The linear model the search used, against simulate() on the written files.
+    const size_t t = static_cast<size_t>(std::find(topologies.begin(), topologies.end(), p.topology) - topologies.begin());
+    const Theta written = {p.endpoint_delay_ns, p.latency_ns, 1e9 / (kTwo30 * p.bandwidth_GBps), 1.0 / p.local_mem_bw_GBps};
+    std::array<size_t, kCollectiveKinds> next{};
+    double worst = 0;
+    for (const FitPoint& point : fit.points) {
+        const size_t c = static_cast<size_t>(point.measured.collective);
+        const double linear = coeffs[t][c][static_cast<size_t>(chosen.choice[c])][next[c]++].at(written);
+        worst = std::max(worst, std::fabs(linear / (point.simulated_us * 1e3) - 1));
+    }
+    fit.notes.push_back("the search's linear model of simulate() was within " + fmt("%.3g", worst * 100) +
+                        "% of it at every point");
     return fit;
 }
 
