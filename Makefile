@@ -15,10 +15,10 @@ $(BUILD)/build.ninja:
 build: setup $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Records one real training iteration of a built-in model and prints its analysis.
+# Records one real training step of a built-in model, replays it against the
+# original, simulates it on 8 ranks and predicts it (scripts/demo.sh).
 demo: build
-	$(BUILD)/mimic record --workload mlp --out $(BUILD)/demo --force
-	$(BUILD)/mimic analyze $(BUILD)/demo
+	bash scripts/demo.sh $(BUILD)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# make demo: record one training step of a built-in model, replay it and show
+# how closely the replay matches, then simulate it on 8 ranks and predict it
+# from its trace alone. Everything goes to BUILD/demo.
+set -euo pipefail
+build=${1:-build}
+out=$build/demo
+mimic=$build/mimic
+ex=$(cd "$(dirname "$0")/../data/examples" && pwd)
+export MIMIC_NO_PROGRESS=1
+step() { printf '\n== %s\n' "$*"; }
+
+step "1. record one training step of a 4-layer MLP (ET, profile, untraced timings)"
+"$mimic" record --workload mlp --out "$out/recording" --force | tail -3
+
+step "2. replay it operator by operator through libtorch and compare with the original"
+"$mimic" replay "$out/recording" --host-gaps measured --json "$out/replay.json" > "$out/replay.txt"
+grep -E "^replay of|ops: |replay median|original |per-op time vs profile \(|per-op time under" "$out/replay.txt" | sed 's/^  //'
+echo "full report: $out/replay.txt, as JSON: $out/replay.json"
+
+step "3. the same step as 8 data-parallel ranks on a modelled 8-port switch (ASTRA-sim's inputs)"
+"$mimic" convert "$out/recording" --to chakra --out "$out/chakra/mlp" > /dev/null
+"$mimic" simulate "$out/chakra/mlp" --ranks 8 --network "$ex/switch8.yml" --system "$ex/system_ring.json" \
+    --json "$out/simulate.json" --timeline "$out/simulate_timeline.json" 2> /dev/null | tail -4
+
+step "4. predict the step from its trace alone (costs measured on this machine)"
+"$mimic" calibrate "$out/recording" --out "$out/costs.db" --quick 2> /dev/null | tail -1
+"$mimic" predict "$out/recording" --costs "$out/costs.db" --json "$out/predict.json" | head -3
+
+cat <<EOT
+
+Next:
+  $mimic analyze $out/recording                 # what the step is made of
+  $mimic replay $out/recording --op-times ops.json   # every op's time, replay against original
+  $mimic timeline $out/recording/et.json.gz --profile $out/recording/profile.json --out timeline.json  # open in ui.perfetto.dev
+  $mimic record --script my_step.py:step --out rec/  # record your own training step
+  $mimic simulate PREFIX --network net.yml --system sys.json   # an ASTRA-sim workload, same numbers, far faster
+EOT
