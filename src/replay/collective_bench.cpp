@@ -196,6 +196,7 @@ std::vector<CollectiveTiming> combine(const std::vector<std::vector<RankPoint>>&
         t.bytes = p0.bytes;
         t.calls = static_cast<int>(calls.size());
         t.median_us = median(calls);
+        for (double c : calls) t.mean_us += c / static_cast<double>(calls.size());
         t.p10_us = quantile(calls, 0.1);
         t.p90_us = quantile(calls, 0.9);
         t.rank0_median_us = median(own);
@@ -223,13 +224,15 @@ std::vector<uint64_t> bench_sizes(const CollectiveBenchOptions& o) {
     return out;
 }
 
+int bench_rounds(bool quick) { return quick ? 1 : 3; }
+
 CallCounts bench_calls(uint64_t bytes, bool quick) {
     if (quick) return bytes >= (4u << 20) ? CallCounts{1, 3} : CallCounts{2, 10};
-    if (bytes >= (64u << 20)) return {1, 7};
-    if (bytes >= (16u << 20)) return {2, 11};
-    if (bytes >= (4u << 20)) return {2, 21};
-    if (bytes >= (1u << 20)) return {3, 31};
-    return {5, 61};
+    if (bytes >= (64u << 20)) return {1, 3};
+    if (bytes >= (16u << 20)) return {1, 5};
+    if (bytes >= (4u << 20)) return {1, 9};
+    if (bytes >= (1u << 20)) return {2, 13};
+    return {3, 27};
 }
 
 std::vector<std::string> collective_bench_rank_args(const CollectiveBenchOptions& o, const std::string& json_path) {
@@ -315,9 +318,7 @@ int run_collective_bench_rank(const CollectiveBenchRankArgs& args) {
     c10d::ProcessGroup& pg = *groups->default_group().pg;
     const bool lead = d.rank == 0;
     if (lead) std::fprintf(stderr, "mimic calibrate: %d ranks connected over Gloo on loopback\n", d.world_size);
-    size_t done = 0;
     int64_t last_line_ns = now_ns();  // rank 0 writes a line at least every ~8 s
-    const size_t total = args.sizes.size() * args.collectives.size();
 
     auto barrier = [&] {
         try {
@@ -330,54 +331,80 @@ int run_collective_bench_rank(const CollectiveBenchRankArgs& args) {
         }
     };
 
+    // Rounds over every collective and size, so that the machine's slower
+    // and faster spells (seconds long on this VM) fall on every point alike.
+    struct Point {
+        std::string collective;
+        uint64_t bytes;
+        std::string emulation;
+        std::vector<int64_t> starts, ends;
+    };
+    std::vector<Point> points;
+    for (const std::string& collective : args.collectives)
+        for (uint64_t bytes : args.sizes) points.push_back({collective, bytes, "", {}, {}});
+    const int rounds = bench_rounds(args.quick);
+    for (int round = 1; round <= rounds; ++round) {
+        for (size_t first = 0; first < points.size();) {
+            const std::string& collective = points[first].collective;
+            double fastest_us = 1e300, slowest_us = 0;
+            size_t p = first;
+            for (; p < points.size() && points[p].collective == collective; ++p) {
+                Point& point = points[p];
+                BenchCall call = prepare(collective, point.bytes, d.world_size);
+                point.emulation = call.emulation;
+                const CallCounts counts = bench_calls(point.bytes, args.quick);
+                std::vector<double> own;
+                for (int i = 0; i < counts.warmup + counts.timed; ++i) {
+                    if (lead && now_ns() - last_line_ns > 8'000'000'000) {
+                        std::fprintf(stderr, "mimic calibrate: %d ranks, round %d of %d: %s of %s, call %d of %d\n",
+                                     d.world_size, round, rounds, collective.c_str(), size_text(point.bytes).c_str(), i + 1,
+                                     counts.warmup + counts.timed);
+                        last_line_ns = now_ns();
+                    }
+                    barrier();
+                    const int64_t t0 = now_ns();
+                    try {
+                        issue(pg, collective, call, d.timeout)->wait(d.timeout);
+                    } catch (const std::exception& e) {
+                        fail({}, "rank " + std::to_string(d.rank) + ": " + collective + " of " + size_text(point.bytes) +
+                                     " failed (a peer crashed, or hung past the timeout): " + short_reason(e));
+                    }
+                    const int64_t t1 = now_ns();
+                    if (i < counts.warmup) continue;
+                    point.starts.push_back(t0);
+                    point.ends.push_back(t1);
+                    own.push_back(static_cast<double>(t1 - t0) / 1e3);
+                }
+                fastest_us = std::min(fastest_us, median(own));
+                slowest_us = std::max(slowest_us, median(own));
+            }
+            if (lead) {
+                std::fprintf(stderr, "mimic calibrate: %d ranks, round %d of %d: %-14s %s to %s: %.1f to %.1f us (rank 0's medians)\n",
+                             d.world_size, round, rounds, collective.c_str(), size_text(points[first].bytes).c_str(),
+                             size_text(points[p - 1].bytes).c_str(), fastest_us, slowest_us);
+                last_line_ns = now_ns();
+            }
+            first = p;
+        }
+    }
+
     JsonWriter w(0);
     w.begin_object();
     w.field("rank", d.rank);
     w.field("world_size", d.world_size);
     w.key("points").begin_array();
-    for (const std::string& collective : args.collectives) {
-        for (uint64_t bytes : args.sizes) {
-            BenchCall call = prepare(collective, bytes, d.world_size);
-            const CallCounts counts = bench_calls(bytes, args.quick);
-            std::vector<int64_t> starts, ends;
-            for (int i = 0; i < counts.warmup + counts.timed; ++i) {
-                if (lead && now_ns() - last_line_ns > 8'000'000'000) {
-                    std::fprintf(stderr, "mimic calibrate: %d ranks: %s %s: call %d of %d\n", d.world_size,
-                                 collective.c_str(), size_text(bytes).c_str(), i + 1, counts.warmup + counts.timed);
-                    last_line_ns = now_ns();
-                }
-                barrier();
-                const int64_t t0 = now_ns();
-                try {
-                    issue(pg, collective, call, d.timeout)->wait(d.timeout);
-                } catch (const std::exception& e) {
-                    fail({}, "rank " + std::to_string(d.rank) + ": " + collective + " of " + size_text(bytes) +
-                                 " failed (a peer crashed, or hung past the timeout): " + short_reason(e));
-                }
-                const int64_t t1 = now_ns();
-                if (i >= counts.warmup) starts.push_back(t0), ends.push_back(t1);
-            }
-            ++done;
-            if (lead) {
-                std::vector<double> own;
-                for (size_t k = 0; k < starts.size(); ++k) own.push_back(static_cast<double>(ends[k] - starts[k]) / 1e3);
-                std::fprintf(stderr, "mimic calibrate: %d ranks: %-14s %7s %10.1f us (rank 0, median of %d)  [%zu/%zu]\n",
-                             d.world_size, collective.c_str(), size_text(bytes).c_str(), median(own), counts.timed, done,
-                             total);
-                last_line_ns = now_ns();
-            }
-            w.begin_object();
-            w.field("collective", collective);
-            w.field("bytes", bytes);
-            if (!call.emulation.empty()) w.field("emulation", call.emulation);
-            w.key("start_ns").begin_array();
-            for (int64_t t : starts) w.value(static_cast<long long>(t));
-            w.end_array();
-            w.key("end_ns").begin_array();
-            for (int64_t t : ends) w.value(static_cast<long long>(t));
-            w.end_array();
-            w.end_object();
-        }
+    for (const Point& point : points) {
+        w.begin_object();
+        w.field("collective", point.collective);
+        w.field("bytes", point.bytes);
+        if (!point.emulation.empty()) w.field("emulation", point.emulation);
+        w.key("start_ns").begin_array();
+        for (int64_t t : point.starts) w.value(static_cast<long long>(t));
+        w.end_array();
+        w.key("end_ns").begin_array();
+        for (int64_t t : point.ends) w.value(static_cast<long long>(t));
+        w.end_array();
+        w.end_object();
     }
     w.end_array();
     w.end_object();
@@ -396,6 +423,7 @@ std::string collective_timings_json(const std::vector<CollectiveTiming>& timings
         w.field("bytes", t.bytes);
         w.field("calls", t.calls);
         w.field("median_us", t.median_us);
+        w.field("mean_us", t.mean_us);
         w.field("p10_us", t.p10_us);
         w.field("p90_us", t.p90_us);
         w.field("rank0_median_us", t.rank0_median_us);

@@ -2,11 +2,12 @@
 // and supervised as `mimic replay --nproc` starts its ranks), a
 // ProcessGroupGloo over a TCPStore on loopback, float32 buffers of each
 // size. Per size: warmup calls, then timed calls, every one after a barrier
-// so that the ranks start together. Each rank reads CLOCK_MONOTONIC (one
-// clock for every process of the machine) when it issues a call and when
-// the call completes; a call's time is from the last rank's issue to the
-// last rank's completion (the collective's own time, without the barrier's
-// skew), and a size's time the median over its calls.
+// so that the ranks start together, in rounds over all sizes. Each rank
+// reads CLOCK_MONOTONIC (one clock for every process of the machine) when
+// it issues a call and when the call completes; a call's time is from the
+// last rank's issue to the last rank's completion (the collective's own
+// time, without the barrier's skew), and a size's time the median over its
+// calls (the mean is kept too).
 //
 // reduce_scatter: Gloo 1.13 has none, so it is timed as the replay runs it
 // (collective_runner): an all_to_all of the input's pieces, the same bytes
@@ -31,8 +32,9 @@ struct CollectiveTiming {
     std::string collective;
     int ranks = 0;
     uint64_t bytes = 0;
-    int calls = 0;  // timed calls
+    int calls = 0;  // timed calls, over every round
     double median_us = 0, p10_us = 0, p90_us = 0;  // last issue to last completion, over the calls
+    double mean_us = 0;
     double rank0_median_us = 0;                     // rank 0's own issue to completion
     std::string emulation;                          // how Gloo ran it when not as itself
 };
@@ -54,7 +56,10 @@ struct CollectiveBenchOptions {
 // up to max_bytes, which is always included.
 std::vector<uint64_t> bench_sizes(const CollectiveBenchOptions& options);
 
-// Warmup and timed calls at a size: more where calls are short.
+// Every collective and size is timed once per round (3; quick: 1), so that
+// the machine's slower and faster spells fall on all of them alike; per
+// round, at a size, warmup then timed calls, more where calls are short.
+int bench_rounds(bool quick);
 struct CallCounts {
     int warmup = 0, timed = 0;
 };
