@@ -50,7 +50,13 @@ CostDb read_cost_db(const std::string& path) {
         for (auto f : host) {
             if (f.key == "python_op_us") db.host.python_op_us = number(f.value, path, "host.python_op_us");
             else if (f.key == "autograd_op_us") db.host.autograd_op_us = number(f.value, path, "host.autograd_op_us");
-            else if (f.key == "fitted_on") {
+            else if (f.key == "fresh_page_share") db.host.fresh_page_share = number(f.value, path, "host.fresh_page_share");
+            else if (f.key == "fault_us") db.host.fault_us = number(f.value, path, "host.fault_us");
+            else if (f.key == "per_op_us") {
+                simdjson::dom::object per;
+                if (f.value.get(per) != simdjson::SUCCESS) fail({path, -1, -1, "host.per_op_us"}, "expected an object");
+                for (auto e : per) db.host.per_op_us[std::string(e.key)] = number(e.value, path, "host.per_op_us");
+            } else if (f.key == "fitted_on") {
                 simdjson::dom::array list;
                 if (f.value.get(list) != simdjson::SUCCESS) fail({path, -1, -1, "host.fitted_on"}, "expected a list");
                 for (auto item : list) {
@@ -103,6 +109,10 @@ void write_cost_db(const CostDb& db, const std::string& path) {
     }
     w.key("host").begin_object();
     w.field("python_op_us", db.host.python_op_us).field("autograd_op_us", db.host.autograd_op_us);
+    w.field("fresh_page_share", db.host.fresh_page_share).field("fault_us", db.host.fault_us);
+    w.key("per_op_us").begin_object();
+    for (const auto& [k, v] : db.host.per_op_us) w.field(k, v);
+    w.end_object();
     w.key("fitted_on").begin_array();
     for (const auto& f : db.host.fitted_on) w.value(f);
     w.end_array().end_object();

@@ -42,8 +42,25 @@ struct OpCost {
 struct HostCosts {
     double python_op_us = 0;
     double autograd_op_us = 0;
+    // Per op name (the gap before an op depends on the Python or engine code
+    // that calls it): "aten::mm" for calls from Python, "aten::mm backward"
+    // for the autograd engine's. Outliers trimmed (IQR), then the mean.
+    std::map<std::string, double> per_op_us;
+    // Page faults: an op whose new output is large enough for glibc to map
+    // it afresh (kFreshOutputBytes and up) faults on a share of its pages in
+    // the original's steady state; each fault costs fault_us on this machine.
+    static constexpr uint64_t kFreshOutputBytes = 512 * 1024;
+    double fresh_page_share = 0;  // fitted on recordings' counted faults (op_gaps.json)
+    double fault_us = 0;          // measured here: first touch of a fresh 4 KiB page
     std::vector<std::string> fitted_on;  // recordings whose untraced time fitted them
     bool fitted() const { return !fitted_on.empty(); }
+    static std::string key(const std::string& name, bool backward) { return backward ? name + " backward" : name; }
+    // The host time before one op: its name's, else its kind's.
+    double before(const std::string& name, bool backward) const {
+        auto it = per_op_us.find(key(name, backward));
+        if (it != per_op_us.end()) return it->second;
+        return backward ? autograd_op_us : python_op_us;
+    }
 };
 
 struct CostDb {

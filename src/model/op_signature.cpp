@@ -78,7 +78,8 @@ OpFacts op_facts(const Trace& trace, const Node& node) {
     f.name = std::string(trace.name(node));
     f.signature = op_signature(trace, node);
     f.flops = op_flops(trace, node);
-    f.bytes = tensor_bytes(trace, node.inputs) + tensor_bytes(trace, node.outputs);
+    f.output_bytes = tensor_bytes(trace, node.outputs);
+    f.bytes = tensor_bytes(trace, node.inputs) + f.output_bytes;
     return f;
 }
 

@@ -18,6 +18,7 @@ struct OpFacts {
     std::string signature;
     int64_t flops = -1;   // -1: no FLOP formula for this op
     uint64_t bytes = 0;   // tensor bytes read and written (inputs + outputs)
+    uint64_t output_bytes = 0;
 };
 OpFacts op_facts(const Trace& trace, const Node& node);
 

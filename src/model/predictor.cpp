@@ -41,9 +41,19 @@ bool runs_under_autograd(const Trace& trace, uint32_t idx) {
     return false;
 }
 
+double fresh_output_fault_us(const OpFacts& op, const HostCosts& host) {
+    // In-place ops and views write no new memory.
+    if (op.output_bytes < HostCosts::kFreshOutputBytes || (!op.name.empty() && op.name.back() == '_') ||
+        family_of(op.name) == OpFamily::View)
+        return 0;
+    return host.fresh_page_share * static_cast<double>(op.output_bytes) / 4096.0 * host.fault_us;
+}
+
 double predicted_op_us(const Trace& trace, uint32_t node, const CostModel& costs, const HostCosts& host) {
-    const CostEstimate est = costs.estimate(op_facts(trace, trace.nodes[node]));
-    return est.time_us + (runs_under_autograd(trace, node) ? host.autograd_op_us : host.python_op_us);
+    const OpFacts facts = op_facts(trace, trace.nodes[node]);
+    const CostEstimate est = costs.estimate(facts);
+    return est.time_us + fresh_output_fault_us(facts, host) +
+           host.before(std::string(trace.name(trace.nodes[node])), runs_under_autograd(trace, node));
 }
 
 std::vector<TopLevelOp> top_level_ops(const Trace& trace, std::string* iteration) {
@@ -75,11 +85,13 @@ Prediction predict_iteration(const Trace& trace, const CostModel& costs, const H
         op.node_id = node.id.value;
         op.name = facts.name;
         op.family = family_of(facts.name);
-        op.op_us = est.time_us;
+        op.fault_us = fresh_output_fault_us(facts, host);
+        op.op_us = est.time_us + op.fault_us;
         op.source = est.source;
         op.backward = top.backward;
-        op.host_us = top.backward ? host.autograd_op_us : host.python_op_us;
+        op.host_us = host.before(op.name, top.backward);
         pred.compute_us += op.op_us;
+        pred.fault_us += op.fault_us;
         pred.host_us += op.host_us;
         pred.compute_by_family_us[op.family] += op.op_us;
         switch (est.source) {

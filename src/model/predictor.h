@@ -21,6 +21,7 @@ struct PredictedOp {
     OpFamily family = OpFamily::Other;
     double op_us = 0;
     double host_us = 0;
+    double fault_us = 0;  // page faults on a fresh output, inside op_us
     CostSource source = CostSource::Fallback;
     bool backward = false;
 };
@@ -29,6 +30,7 @@ struct Prediction {
     double iteration_us = 0;
     double compute_us = 0;
     double host_us = 0;
+    double fault_us = 0;  // of compute_us
     std::map<OpFamily, double> compute_by_family_us;
     std::vector<PredictedOp> ops;  // in execution order: the critical path of one thread
     size_t measured = 0, modelled = 0, fallback = 0;
@@ -51,6 +53,9 @@ std::vector<TopLevelOp> top_level_ops(const Trace& trace, std::string* iteration
 // Whether the node runs inside the autograd engine (under an
 // autograd::engine::evaluate_function label): a backward op.
 bool runs_under_autograd(const Trace& trace, uint32_t node);
+
+// Page-fault time of an op's fresh output (HostCosts' fault model), in us.
+double fresh_output_fault_us(const OpFacts& op, const HostCosts& host);
 
 // One top-level op's predicted time, op and host together, in us.
 double predicted_op_us(const Trace& trace, uint32_t node, const CostModel& costs, const HostCosts& host);

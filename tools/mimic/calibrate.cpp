@@ -7,7 +7,10 @@
 // fitted to a network for `mimic simulate` and `mimic predict`.
 // Built into mimic-torch only: the op timings come from its replayer.
 #ifdef MIMIC_HAVE_TORCH
+#include <sys/mman.h>
 #include <unistd.h>
+
+#include <chrono>
 
 #include <algorithm>
 #include <cstdio>
@@ -78,15 +81,66 @@ struct HostRow {
 
 // Host time measured directly: the gaps before each top-level op in the
 // untraced calls the recorder timed (op_gaps.json), summed per kind of op.
+// What a first touch of a fresh 4 KiB page costs here (a page fault and
+// the kernel zeroing the page): 64 MiB mapped without huge pages and written
+// one byte per page, the median of three rounds.
+double measure_fault_us() {
+    constexpr size_t kBytes = 64u << 20, kPage = 4096;
+    std::vector<double> per_page;
+    for (int round = 0; round < 3; ++round) {
+        void* p = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return 0;
+        madvise(p, kBytes, MADV_NOHUGEPAGE);
+        volatile char* bytes = static_cast<volatile char*>(p);
+        const auto t0 = std::chrono::steady_clock::now();
+        for (size_t off = 0; off < kBytes; off += kPage) bytes[off] = 1;
+        const auto t1 = std::chrono::steady_clock::now();
+        munmap(p, kBytes);
+        per_page.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / (kBytes / kPage));
+    }
+    return median(per_page);
+}
+
 struct GapSums {
     double python_us = 0, autograd_us = 0;
     size_t python_ops = 0, autograd_ops = 0;
+    double faults = 0, fresh_pages = 0;  // over ops with a fresh-sized output
+    std::map<std::string, std::vector<double>> by_op;  // HostCosts::key -> gaps
     std::vector<std::string> names;
 };
 
+// Mean after dropping what lies outside 1.5 interquartile ranges.
+double trimmed_mean(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    if (v.size() < 4) {
+        double s = 0;
+        for (double x : v) s += x;
+        return v.empty() ? 0 : s / static_cast<double>(v.size());
+    }
+    const double q1 = v[v.size() / 4], q3 = v[(3 * v.size()) / 4];
+    const double lo = q1 - 1.5 * (q3 - q1), hi = q3 + 1.5 * (q3 - q1);
+    double s = 0;
+    size_t n = 0;
+    for (double x : v)
+        if (x >= lo && x <= hi) {
+            s += x;
+            ++n;
+        }
+    return n ? s / static_cast<double>(n) : 0;
+}
+
 void add_gaps(const std::string& gaps_path, const Trace& trace, const std::vector<model::TopLevelOp>& tops, GapSums& sums) {
-    std::map<uint64_t, bool> backward;
-    for (const auto& t : tops) backward[trace.nodes[t.node].id.value] = t.backward;
+    std::map<uint64_t, std::pair<bool, std::string>> backward;
+    std::map<uint64_t, double> fresh_pages;  // ops the fault model would charge: their output pages
+    for (const auto& t : tops) {
+        const Node& n = trace.nodes[t.node];
+        backward[n.id.value] = {t.backward, std::string(trace.name(n))};
+        model::HostCosts unit;
+        unit.fresh_page_share = 1;
+        unit.fault_us = 1;
+        const double pages = model::fresh_output_fault_us(model::op_facts(trace, n), unit);
+        if (pages > 0) fresh_pages[n.id.value] = pages;
+    }
     simdjson::dom::parser parser;
     simdjson::padded_string text;
     const simdjson::dom::object root = parse_json_object_file(gaps_path, parser, text);
@@ -100,7 +154,16 @@ void add_gaps(const std::string& gaps_path, const Trace& trace, const std::vecto
         if (row.at(0).get(id) != simdjson::SUCCESS || row.at(1).get(gap) != simdjson::SUCCESS) continue;
         auto it = backward.find(id);
         if (it == backward.end()) continue;
-        if (it->second) {
+        if (auto f = fresh_pages.find(id); f != fresh_pages.end() && row.size() >= 5) {
+            double faults = 0;
+            int64_t n = 0;
+            if (row.at(4).get(faults) == simdjson::SUCCESS || row.at(4).get(n) == simdjson::SUCCESS) {
+                sums.faults += faults > 0 ? faults : static_cast<double>(n);
+                sums.fresh_pages += f->second;
+            }
+        }
+        sums.by_op[model::HostCosts::key(it->second.second, it->second.first)].push_back(gap);
+        if (it->second.first) {
             sums.autograd_us += gap;
             ++sums.autograd_ops;
         } else {
@@ -222,7 +285,9 @@ int run(const CalibrateArgs& args) {
         const std::string tmp = args.out + ".op-times.tmp.json";
         std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" > /dev/null", binary, "replay", input,
                                          "--op-times", tmp, "--no-profiled-pass", "--iters", "1", "--warmup", "1",
-                                         "--op-passes", args.quick ? "3" : "5"};
+                                         "--op-passes", args.quick ? "3" : "5",
+                                         // An op's own time: the faults a foreign trace cannot tell are the fault model's.
+                                         "--page-faults", "none"};
         argv.push_back("--threads");
         argv.push_back(std::to_string(threads));
         const SubprocessResult r = run_subprocess(argv, {{"MIMIC_NO_PROGRESS", "1"}});
@@ -270,9 +335,13 @@ int run(const CalibrateArgs& args) {
         db.host.python_op_us = gap_sums.python_ops ? gap_sums.python_us / static_cast<double>(gap_sums.python_ops) : all;
         db.host.autograd_op_us = gap_sums.autograd_ops ? gap_sums.autograd_us / static_cast<double>(gap_sums.autograd_ops) : all;
         db.host.fitted_on = gap_sums.names;
+        db.host.fresh_page_share = gap_sums.fresh_pages > 0 ? gap_sums.faults / gap_sums.fresh_pages : 0;
+        db.host.per_op_us.clear();
+        for (const auto& [key, gaps] : gap_sums.by_op) db.host.per_op_us[key] = trimmed_mean(gaps);
     } else if (!host_rows.empty()) {
         db.host = fit_host(host_rows);
     }
+    db.host.fault_us = measure_fault_us();
     model::write_cost_db(db, args.out);
     std::printf("%s: %zu signatures (%zu measured now, %zu inputs already measured)\n", args.out.c_str(), db.ops.size(), added,
                 skipped);
@@ -281,6 +350,8 @@ int run(const CalibrateArgs& args) {
                     db.host.python_op_us, db.host.autograd_op_us, db.host.fitted_on.size());
     else
         std::printf("host time per op: not fitted (give recordings made by `mimic record`, which know their untraced time)\n");
+    std::printf("page faults: %.2f us each here; large fresh outputs fault on %.1f%% of their pages\n", db.host.fault_us,
+                100 * db.host.fresh_page_share);
     return 0;
 }
 

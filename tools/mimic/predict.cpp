@@ -216,6 +216,7 @@ int run(const PredictArgs& args) {
         w.field("iteration_ms", iteration_ms).field("threads", threads);
         if (untraced_ms > 0) w.field("original_untraced_ms", untraced_ms).field("error_pct", 100.0 * (iteration_ms - untraced_ms) / untraced_ms);
         w.key("breakdown").begin_object().field("compute_ms", p.compute_us / 1000.0).field("host_overhead_ms", p.host_us / 1000.0);
+        w.field("page_faults_ms", p.fault_us / 1000.0);
         w.field("communication_ms", 0.0).field("exposed_communication_ms", 0.0).field("idle_ms", 0.0);
         w.key("compute_by_family_ms").begin_object();
         for (const auto& [f, us] : p.compute_by_family_us) w.field(model::family_name(f), us / 1000.0);
@@ -241,6 +242,7 @@ int run(const PredictArgs& args) {
     if (untraced_ms > 0)
         std::printf("original, untraced (meta.json): %s ms, prediction %+.1f%%\n", fmt(untraced_ms).c_str(),
                     100.0 * (iteration_ms - untraced_ms) / untraced_ms);
+    if (p.fault_us > 0) std::printf("page faults on fresh outputs: %s ms of the compute\n", fmt(p.fault_us / 1000).c_str());
     std::printf("ops: %zu measured signatures, %zu from their family's model, %zu fallback%s\n", p.measured, p.modelled, p.fallback,
                 p.fallback ? " (no model: the database's median op time)" : "");
     for (const auto& [name, n] : p.fallback_ops) std::printf("  fallback: %s x%zu\n", name.c_str(), n);
