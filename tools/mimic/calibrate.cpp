@@ -22,6 +22,7 @@
 
 #include <simdjson.h>
 
+#include "calibrate_collectives.h"
 #include "command.h"
 #include "io/recording_dir.h"
 #include "io/trace_loader.h"
@@ -42,6 +43,8 @@ struct CalibrateArgs {
     bool quick = false;
     int threads = 0;
     bool collectives = false;
+    std::vector<int> ranks = {2, 4};
+    uint64_t max_bytes = 64ull << 20;
 };
 
 std::string self_binary() {
@@ -213,7 +216,13 @@ model::HostCosts fit_host(const std::vector<HostRow>& rows) {
 
 int run(const CalibrateArgs& args) {
     if (args.collectives) {
-        fail({"--collectives", -1, -1, ""}, "is not built into this mimic yet");
+        if (!args.traces.empty()) fail({"--collectives", -1, -1, ""}, "measures collectives only: give no traces with it");
+        CollectiveCalibrationOptions options;
+        options.out_dir = args.out == "costs.db" ? "calibrated_network" : args.out;
+        options.ranks = args.ranks;
+        options.quick = args.quick;
+        options.max_bytes = args.max_bytes;
+        return run_collective_calibration(options);
     }
     if (args.traces.empty()) fail({"calibrate", -1, -1, ""}, "give traces or recordings to calibrate on (or --collectives)");
     model::CostDb db;
@@ -365,7 +374,10 @@ const Registrar registrar{{
         app.add_option("--out", args->out, "cost database to write or add to (default costs.db)");
         app.add_flag("--quick", args->quick, "fewer timing passes");
         app.add_option("--threads", args->threads, "intra-op threads to measure with (default: each recording's)");
-        app.add_flag("--collectives", args->collectives, "measure Gloo collectives and fit a network instead");
+        app.add_flag("--collectives", args->collectives,
+                     "measure Gloo collectives on this machine and fit ASTRA-sim network and system files (--out DIR, default calibrated_network)");
+        app.add_option("--ranks", args->ranks, "with --collectives: rank counts to measure (default 2 4)")->delimiter(',');
+        app.add_option("--max-bytes", args->max_bytes, "with --collectives: largest message (default 64 MiB)");
         return [args] { return run(*args); };
     },
 }};
