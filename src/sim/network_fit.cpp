@@ -170,6 +170,8 @@ struct FitData {
     std::vector<double> log_measured;  // log ns
 };
 
+using Loss = NetworkFitOptions::Loss;
+
 // Gloo's own algorithm first: it is kept when the two fit alike (on 2 NPUs
 // ring and direct are the same). Gloo's all_reduce and all_gather pass
 // around a ring; its all_to_all (and reduce_scatter, emulated as one) sends
@@ -357,7 +359,7 @@ NetworkFit fit_network(const std::vector<CollectiveMeasurement>& measurements, c
         if (present[c]) kinds[kind_count++] = c;
 
     // The best candidate under one loss, and each topology's objective.
-    auto search = [&](bool least_squares, std::string& alternatives) {
+    auto search = [&](Loss loss, std::string& alternatives) {
         Candidate best;
         bool have_best = false;
         for (size_t t = 0; t < topologies.size(); ++t) {
@@ -382,7 +384,7 @@ NetworkFit fit_network(const std::vector<CollectiveMeasurement>& measurements, c
                         const double t_ns = funcs[i]->at(theta);
                         if (!(t_ns > 0)) return 1e300;
                         const double r = std::log(t_ns) - data.log_measured[i];
-                        sum += least_squares ? r * r : std::fabs(r);
+                        sum += loss == Loss::LeastSquares ? r * r : std::fabs(r);
                     }
                     return sum;
                 };
@@ -422,26 +424,12 @@ NetworkFit fit_network(const std::vector<CollectiveMeasurement>& measurements, c
         return p;
     };
 
-    // Both losses unless told; the fit whose simulated times are nearer
-    // the measured ones on average is kept.
-    NetworkFit fit;
-    Candidate chosen;
-    std::string tried;
-    for (bool least_squares : {true, false}) {
-        if (options.loss == NetworkFitOptions::Loss::LeastSquares && !least_squares) continue;
-        if (options.loss == NetworkFitOptions::Loss::LeastAbsolute && least_squares) continue;
-        std::string alternatives;
-        const Candidate best = search(least_squares, alternatives);
-        NetworkFit f = evaluate_network(params_of(best), data.points, ranks);
-        const std::string loss = least_squares ? "least squares" : "least absolute values";
-        tried += (tried.empty() ? "" : "; ") + loss + " of log(simulated / measured): mean |error| " +
-                 fmt("%.2f", f.mean_abs_error_pct) + "% (objective by topology: " + alternatives + ")";
-        if (!fit.points.empty() && f.mean_abs_error_pct >= fit.mean_abs_error_pct) continue;
-        f.notes = {"kept: " + loss};
-        fit = std::move(f);
-        chosen = best;
-    }
-    fit.notes.insert(fit.notes.begin(), "fitted by " + tried);
+    std::string alternatives;
+    const Candidate chosen = search(options.loss, alternatives);
+    NetworkFit fit = evaluate_network(params_of(chosen), data.points, ranks);
+    fit.notes.push_back(std::string("fitted by ") +
+                        (options.loss == Loss::LeastSquares ? "least squares" : "least absolute values") +
+                        " of log(simulated / measured); objective by topology: " + alternatives);
     const NetworkFitParams& p = fit.params;
     fit.notes.push_back("topology " + std::string(topology_name(p.topology)));
     for (int c = 0; c < kCollectiveKinds; ++c)

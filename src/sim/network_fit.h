@@ -86,10 +86,10 @@ struct NetworkFitOptions {
     int starts = 12;
     // What is minimised over the points: the sum of squared log errors
     // (least squares on relative error), or of their absolute values (a
-    // point the model cannot follow pulls less); by default both are fitted
-    // and the one whose simulated times have the lower mean |error| is kept.
-    enum class Loss { Best, LeastSquares, LeastAbsolute };
-    Loss loss = Loss::Best;
+    // point the model cannot follow pulls less, so the fit may give up a
+    // whole collective for the others: on this machine's 4 ranks, all_reduce).
+    enum class Loss { LeastSquares, LeastAbsolute };
+    Loss loss = Loss::LeastSquares;
 };
 
 // Fits one set of parameters to the measurements of the rank counts in

@@ -110,6 +110,13 @@ TEST(NetworkFit, NoisyMeasurementsStayNearTheTruth) {
     EXPECT_LT(fit.max_abs_error_pct, 6.0);
 }
 
+TEST(NetworkFit, LeastAbsoluteValuesRecoverThemToo) {
+    const NetworkFitParams truth = known(TopologyKind::Switch);
+    NetworkFitOptions options;
+    options.loss = NetworkFitOptions::Loss::LeastAbsolute;
+    expect_recovered(fit_network(synthetic(truth, 4), {4}, options), truth, 4);
+}
+
 TEST(NetworkFit, WrittenFilesAreWhatSimulateReads) {
     NetworkFitParams p = known(TopologyKind::Switch);
     p.latency_ns = 1234.5;
