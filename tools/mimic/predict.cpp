@@ -53,7 +53,7 @@ std::string devices_dir() { return std::string(MIMIC_SOURCE_DIR) + "/data/device
 // --device: a spec file, a name in data/devices (file name or the spec's
 // name), or "auto" (the profile's own GPU).
 model::DeviceSpec choose_device(const std::string& device, const std::string& profile) {
-    if (device.find('/') != std::string::npos || device.size() > 5 && device.substr(device.size() - 5) == ".json")
+    if (device.find('/') != std::string::npos || (device.size() > 5 && device.substr(device.size() - 5) == ".json"))
         return model::read_device_spec(device);
     const std::vector<model::DeviceSpec> specs = model::read_device_specs(devices_dir());
     if (device == "auto") {
