@@ -68,30 +68,46 @@ CostModel::FamilyFit CostModel::fit_bandwidth(std::vector<std::pair<double, doub
     return fit;
 }
 
-CostModel::CostModel(const CostDb& db, int threads) : db_(db), threads_(threads) {
+CostModel::CostModel(const CostDb& db, int threads) : db_(db), threads_(threads) { fit(nullptr); }
+
+CostModel::CostModel(const CostDb& db, int threads, const std::set<std::string>& unseen)
+    : db_(db), threads_(threads), unseen_(unseen) {
+    fit(&unseen_);
+}
+
+void CostModel::fit(const std::set<std::string>* unseen) {
+    const CostDb& db = db_;
+    const int threads = threads_;
     std::array<std::vector<std::pair<double, double>>, static_cast<size_t>(OpFamily::kCount)> rate, bw;
+    std::map<std::string, std::vector<std::pair<double, double>>> by_name;
     std::vector<double> all;
     for (const auto& [key, c] : db.ops) {
-        if (c.threads != threads) continue;
+        if (c.threads != threads || (unseen && unseen->count(c.signature))) continue;
         const size_t f = static_cast<size_t>(c.family);
-        if (rate_family(c.family) && c.flops > 0) rate[f].push_back({static_cast<double>(c.flops), c.time_us});
-        else bw[f].push_back({static_cast<double>(c.bytes), c.time_us});
+        if (rate_family(c.family) && c.flops > 0) {
+            rate[f].push_back({static_cast<double>(c.flops), c.time_us});
+            by_name[c.name].push_back({static_cast<double>(c.flops), c.time_us});
+        } else {
+            bw[f].push_back({static_cast<double>(c.bytes), c.time_us});
+            if (!rate_family(c.family)) by_name[c.name].push_back({static_cast<double>(c.bytes), c.time_us});
+        }
         all.push_back(c.time_us);
     }
     for (size_t f = 0; f < families_.size(); ++f)
         families_[f] = rate_family(static_cast<OpFamily>(f)) ? fit_rate(rate[f]) : fit_bandwidth(bw[f]);
     if (!all.empty()) fallback_us_ = median(all);
+    for (auto& [name, points] : by_name) {
+        if (points.size() < 2) continue;
+        names_[name] = rate_family(family_of(name)) ? fit_rate(points) : fit_bandwidth(points);
+    }
 }
 
-CostEstimate CostModel::estimate(const OpFacts& op) const {
-    if (const OpCost* c = db_.find(op.signature, threads_)) return {c->time_us, CostSource::Measured};
-    const OpFamily family = family_of(op.name);
-    const FamilyFit& fit = families_[static_cast<size_t>(family)];
-    if (rate_family(family) && op.flops > 0 && fit.fitted && !fit.rate.empty()) {
+CostEstimate CostModel::from_fit(const FamilyFit& fit, bool rate, const OpFacts& op) const {
+    if (rate) {
         const double x = std::log2(static_cast<double>(op.flops));
-        double rate = fit.rate.front().flops_per_us;
+        double r = fit.rate.front().flops_per_us;
         if (x >= fit.rate.back().log_flops) {
-            rate = fit.rate.back().flops_per_us;
+            r = fit.rate.back().flops_per_us;
         } else if (x > fit.rate.front().log_flops) {
             for (size_t i = 1; i < fit.rate.size(); ++i) {
                 if (x > fit.rate[i].log_flops) continue;
@@ -99,17 +115,28 @@ CostEstimate CostModel::estimate(const OpFacts& op) const {
                 const RatePoint& b = fit.rate[i];
                 const double t = (x - a.log_flops) / std::max(b.log_flops - a.log_flops, 1e-9);
                 // Interpolate the rate's logarithm: rates span orders of magnitude.
-                rate = std::exp2(std::log2(a.flops_per_us) + t * (std::log2(b.flops_per_us) - std::log2(a.flops_per_us)));
+                r = std::exp2(std::log2(a.flops_per_us) + t * (std::log2(b.flops_per_us) - std::log2(a.flops_per_us)));
                 break;
             }
         }
-        return {static_cast<double>(op.flops) / rate, CostSource::FamilyModel};
+        return {static_cast<double>(op.flops) / r, CostSource::FamilyModel};
     }
-    if (!rate_family(family) && fit.fitted) {
-        double t = fit.fixed_us;
-        if (fit.bytes_per_us > 0) t += static_cast<double>(op.bytes) / fit.bytes_per_us;
-        return {t, CostSource::FamilyModel};
-    }
+    double t = fit.fixed_us;
+    if (fit.bytes_per_us > 0) t += static_cast<double>(op.bytes) / fit.bytes_per_us;
+    return {t, CostSource::FamilyModel};
+}
+
+CostEstimate CostModel::estimate(const OpFacts& op) const {
+    if (!unseen_.count(op.signature))
+        if (const OpCost* c = db_.find(op.signature, threads_)) return {c->time_us, CostSource::Measured};
+    const OpFamily family = family_of(op.name);
+    const bool rate = rate_family(family) && op.flops > 0;
+    if (auto n = names_.find(op.name); n != names_.end() && n->second.fitted && (!rate || !n->second.rate.empty()) &&
+                                       (rate || !rate_family(family)))
+        return from_fit(n->second, rate, op);
+    const FamilyFit& fit = families_[static_cast<size_t>(family)];
+    if (rate && fit.fitted && !fit.rate.empty()) return from_fit(fit, true, op);
+    if (!rate_family(family) && fit.fitted) return from_fit(fit, false, op);
     return {fallback_us_, CostSource::Fallback};
 }
 

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <array>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,10 @@ public:
     // Costs at `threads` intra-op threads: the database's measurements at
     // that count, and family models fitted on them alone.
     CostModel(const CostDb& db, int threads);
+    // The same, as if these signatures had never been measured: their own
+    // measurements are neither used nor fitted on (how the family models do
+    // on ops they have not seen).
+    CostModel(const CostDb& db, int threads, const std::set<std::string>& unseen);
     CostEstimate estimate(const OpFacts& op) const;
     // The model's view of a family, for reports: points it was fitted on.
     size_t points(OpFamily family) const { return families_[static_cast<size_t>(family)].points; }
@@ -45,9 +51,16 @@ private:
     static FamilyFit fit_rate(std::vector<std::pair<double, double>> flops_time);
     static FamilyFit fit_bandwidth(std::vector<std::pair<double, double>> bytes_time);
 
+    void fit(const std::set<std::string>* unseen);
+
     const CostDb& db_;
     int threads_;
+    std::set<std::string> unseen_;
+    // An op's own name is a closer model than its family where the database
+    // has it at two sizes or more (add_ and addcdiv_ are both optimizer updates).
+    CostEstimate from_fit(const FamilyFit& fit, bool rate, const OpFacts& op) const;
     std::array<FamilyFit, static_cast<size_t>(OpFamily::kCount)> families_;
+    std::map<std::string, FamilyFit> names_;
     double fallback_us_ = 1.0;
 };
 

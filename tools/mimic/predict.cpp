@@ -3,6 +3,9 @@
 // each top-level op from the cost database `mimic calibrate` measured on
 // this machine (or its family's model), plus the host time around each op.
 #include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
 #include <filesystem>
 #include <cstdio>
 #include <memory>
@@ -21,6 +24,7 @@
 #include "sim/simulator.h"
 #include "sim/trace_workload.h"
 #include "io/trace_loader.h"
+#include "model/op_signature.h"
 #include "model/predictor.h"
 #include "support/error.h"
 #include "support/json_file.h"
@@ -37,6 +41,7 @@ struct PredictArgs {
     std::string network, system, memory;
     int ranks = 0;
     int threads = 0;
+    bool unseen = false;
     std::string costs = "costs.db";
     std::string json;
     int top = 10;
@@ -201,8 +206,26 @@ int run(const PredictArgs& args) {
         std::fprintf(stderr, "mimic: warning: %s has no fitted host time: the prediction is operator time alone\n", args.costs.c_str());
     const int threads = threads_for(args, db, inputs[0].meta_path);
     check_threads(db, threads);
-    const model::CostModel costs(db, threads);
+    std::set<std::string> signatures;
+    if (args.unseen)
+        for (const auto& top : model::top_level_ops(trace)) signatures.insert(model::op_signature(trace, trace.nodes[top.node]));
+    const model::CostModel costs = args.unseen ? model::CostModel(db, threads, signatures) : model::CostModel(db, threads);
     const model::Prediction p = model::predict_iteration(trace, costs, db.host);
+    // With --unseen, how the family models did against the ops' own measurements.
+    std::map<model::OpFamily, std::vector<double>> unseen_log_errors;
+    if (args.unseen)
+        for (const auto& op : p.ops) {
+            const Node& node = trace.nodes[trace.find(NodeId{op.node_id}).value];
+            const model::OpCost* measured = db.find(model::op_signature(trace, node), threads);
+            if (!measured || measured->time_us <= 0) continue;
+            const double modelled = op.op_us - op.fault_us;
+            unseen_log_errors[op.family].push_back(std::log(std::max(std::abs(modelled / measured->time_us - 1) * 100, 0.01)));
+        }
+    auto geomean = [](const std::vector<double>& logs) {
+        double s = 0;
+        for (double x : logs) s += x;
+        return logs.empty() ? 0.0 : std::exp(s / static_cast<double>(logs.size()));
+    };
     const double iteration_ms = p.iteration_us / 1000.0;
 
     // Ops on the critical path (one thread: all of them), largest first.
@@ -225,6 +248,16 @@ int run(const PredictArgs& args) {
         w.field("fallback", p.fallback).key("fallback_names").begin_object();
         for (const auto& [name, n] : p.fallback_ops) w.field(name, n);
         w.end_object().end_object();
+        if (args.unseen) {
+            w.key("unseen_per_op_error_pct").begin_object();
+            std::vector<double> all;
+            for (const auto& [f, logs] : unseen_log_errors) {
+                w.key(model::family_name(f)).begin_object().field("ops", logs.size()).field("geomean_abs_error_pct", geomean(logs)).end_object();
+                all.insert(all.end(), logs.begin(), logs.end());
+            }
+            w.key("all").begin_object().field("ops", all.size()).field("geomean_abs_error_pct", geomean(all)).end_object();
+            w.end_object();
+        }
         w.key("critical_path").begin_array();
         for (const auto* op : ranked) {
             w.begin_object().field("node_id", op->node_id).field("name", op->name).field("family", model::family_name(op->family));
@@ -243,6 +276,15 @@ int run(const PredictArgs& args) {
         std::printf("original, untraced (meta.json): %s ms, prediction %+.1f%%\n", fmt(untraced_ms).c_str(),
                     100.0 * (iteration_ms - untraced_ms) / untraced_ms);
     if (p.fault_us > 0) std::printf("page faults on fresh outputs: %s ms of the compute\n", fmt(p.fault_us / 1000).c_str());
+    if (args.unseen) {
+        std::printf("as if unseen: each op from its family's model, against its own measurement (geometric mean |error| per op):\n");
+        std::vector<double> all;
+        for (const auto& [f, logs] : unseen_log_errors) {
+            std::printf("  %-12s %5zu ops %7.1f%%\n", model::family_name(f), logs.size(), geomean(logs));
+            all.insert(all.end(), logs.begin(), logs.end());
+        }
+        std::printf("  %-12s %5zu ops %7.1f%%\n", "all", all.size(), geomean(all));
+    }
     std::printf("ops: %zu measured signatures, %zu from their family's model, %zu fallback%s\n", p.measured, p.modelled, p.fallback,
                 p.fallback ? " (no model: the database's median op time)" : "");
     for (const auto& [name, n] : p.fallback_ops) std::printf("  fallback: %s x%zu\n", name.c_str(), n);
@@ -278,6 +320,8 @@ const Registrar registrar{{
         app.add_option("--system", args->system, "many ranks: ASTRA-sim system JSON");
         app.add_option("--memory", args->memory, "many ranks: ASTRA-sim remote-memory JSON");
         app.add_option("--threads", args->threads, "predict at N intra-op threads (measured by calibrate --threads N; default: the recording's)");
+        app.add_flag("--unseen", args->unseen,
+                     "predict as if this trace's op signatures had never been measured (family models only), and report their per-op error");
         app.add_option("--ranks", args->ranks, "run one data-parallel rank's trace on N ranks");
         app.add_option("--costs", args->costs, "cost database from mimic calibrate (default costs.db)");
         app.add_option("--json", args->json, "also write the prediction as JSON to FILE ('-': JSON alone on stdout)");
