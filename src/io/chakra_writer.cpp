@@ -1,5 +1,7 @@
 #include "io/chakra_writer.h"
 
+#include <cmath>
+
 #include <filesystem>
 #include <optional>
 #include <system_error>
@@ -72,7 +74,7 @@ void write_chakra_nodes(const Trace& trace, ChakraNodeEmitter& em, ChakraWriteSt
 }
 
 void write_converted_nodes(const Trace& trace, ChakraNodeEmitter& em, ChakraWriteStats& stats,
-                           std::optional<Progress>& progress) {
+                           std::optional<Progress>& progress, const ChakraWriteOptions& options) {
     const ChakraPlan plan = plan_chakra_nodes(trace);
     stats.et_nodes_skipped = plan.et_nodes_skipped;
     stats.unlinked_events = plan.unlinked_events;
@@ -87,7 +89,12 @@ void write_converted_nodes(const Trace& trace, ChakraNodeEmitter& em, ChakraWrit
         em.deps(PbNode::kDataDepsFieldNumber, p.data_count, [&](size_t k) { return edges[p.data_begin + k]; });
         stats.ctrl_deps += p.ctrl_count;
         stats.data_deps += p.data_count;
-        em.times(p.start_us, p.duration_us);
+        uint64_t duration_us = p.duration_us;
+        if (duration_us == 0 && !device && options.host_op_us && p.type == ChakraNodeType::Comp) {
+            duration_us = static_cast<uint64_t>(std::llround(options.host_op_us(trace, p.source)));
+            ++stats.modelled_durations;
+        }
+        em.times(p.start_us, duration_us);
         if (!device) em.inputs_outputs(trace.nodes[p.source]);
         em.attr_bool("is_cpu_op", p.is_cpu_op);
         if (device) {
@@ -132,7 +139,7 @@ ChakraWriteStats write_chakra(const Trace& trace, const std::string& prefix, con
     if (trace.format == TraceFormat::Chakra)
         write_chakra_nodes(trace, emitter, stats, progress);
     else
-        write_converted_nodes(trace, emitter, stats, progress);
+        write_converted_nodes(trace, emitter, stats, progress, options);
     if (progress) progress->finish();
     emitter.flush();
     file.close();

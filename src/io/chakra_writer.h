@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "trace/trace.h"
@@ -13,6 +14,9 @@ namespace mimic {
 
 struct ChakraWriteOptions {
     bool progress = true;  // progress bar on a terminal for long writes
+    // The duration of a host operator that has none from a profile, in us
+    // (mimic convert --costs: the cost model's); null leaves it 0.
+    std::function<double(const Trace& trace, uint32_t node)> host_op_us;
 };
 
 struct ChakraWriteStats {
@@ -27,6 +31,7 @@ struct ChakraWriteStats {
     uint64_t data_deps = 0;
     uint64_t et_nodes_skipped = 0;  // ET nodes folded into their top-level op or left out
     uint64_t unlinked_events = 0;   // device events with no launching operator
+    uint64_t modelled_durations = 0;  // host ops timed by ChakraWriteOptions::host_op_us
 };
 
 std::string chakra_output_path(const std::string& prefix, int64_t rank);

@@ -29,6 +29,13 @@ assert p["critical_path"] and p["critical_path"][0]["share"] > 0
 assert abs(p["error_pct"]) < 1000
 PY
     grep -q "predicted iteration" "$work/p.txt" || fail "predict text"
+    # Converted without a profile, host ops are timed by the cost model, and say so.
+    "$mimic" convert "$work/mlp/et.json.gz" --to chakra --out "$work/chakra" --costs "$work/costs.db" > /dev/null 2> "$work/conv.err" \
+        || fail "convert --costs"
+    grep -q "timed by the cost model" "$work/conv.err" || fail "convert --costs: $(cat "$work/conv.err")"
+    "$mimic" dump "$work/chakra.0.et" --out "$work/chakra.json" 2> /dev/null || fail "dump"
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); n=[x for x in d['nodes'] if x['type']=='COMP_NODE']; assert sum(int(x.get('duration_micros','0')) for x in n) > 0" \
+        "$work/chakra.json" || fail "converted durations are all 0"
     # Every signature is known now: nothing is timed again.
     "$mimic" calibrate "$work/mlp" --out "$work/costs.db" > /dev/null 2> "$work/cal2.err" || fail "calibrate again"
     grep -q "already measured" "$work/cal2.err" || fail "re-timed known signatures: $(cat "$work/cal2.err")"

@@ -13,6 +13,8 @@
 #include "io/recording_dir.h"
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
+#include "model/cost_model.h"
+#include "model/predictor.h"
 #include "support/error.h"
 #include "support/output.h"
 #include "support/json_writer.h"
@@ -26,6 +28,7 @@ struct ConvertArgs {
     std::string to = "chakra";
     std::string out;
     std::string json;
+    std::string costs;
 };
 
 struct Converted {
@@ -105,6 +108,14 @@ int run(const ConvertArgs& args) {
         inputs.front().profile_path = args.profile;
     }
     std::vector<Converted> done;
+    // Durations for host ops with no profile: the cost model's (mimic calibrate).
+    model::CostDb db;
+    std::unique_ptr<model::CostModel> costs;
+    if (!args.costs.empty()) {
+        db = model::read_cost_db(args.costs);
+        const std::vector<int> counts = db.thread_counts();
+        costs = std::make_unique<model::CostModel>(db, counts.empty() ? 1 : counts.front());
+    }
     for (size_t k = 0; k < inputs.size(); ++k) {
         const TraceInput& input = inputs[k];
         Converted c;
@@ -123,7 +134,16 @@ int run(const ConvertArgs& args) {
         }
         print_warnings(trace);
         c.warnings = trace.warnings.size();
-        c.stats = write_chakra(trace, args.out);
+        ChakraWriteOptions options;
+        if (costs) {
+            options.host_op_us = [&](const Trace& t, uint32_t node) { return model::predicted_op_us(t, node, *costs, db.host); };
+        }
+        c.stats = write_chakra(trace, args.out, options);
+        if (c.stats.modelled_durations)
+            std::fprintf(stderr, "mimic: %s: %llu host ops have no profiled duration: timed by the cost model (%s)\n",
+                         input.trace_path.c_str(), static_cast<unsigned long long>(c.stats.modelled_durations), args.costs.c_str());
+        else if (!c.linked && !costs && trace.format != TraceFormat::Chakra)
+            std::fprintf(stderr, "mimic: warning: %s: no profile and no --costs: compute durations are 0\n", input.trace_path.c_str());
         done.push_back(std::move(c));
     }
     if (!args.json.empty()) {
@@ -146,6 +166,7 @@ const Registrar registrar{{
         app.add_option("--to", args->to, "target format")->check(CLI::IsMember({"chakra"}));
         app.add_option("--out", args->out, "output prefix: writes PREFIX.<rank>.et")->required();
         app.add_option("--json", args->json, "also write a summary as JSON to FILE ('-': JSON alone on stdout)");
+        app.add_option("--costs", args->costs, "cost database (mimic calibrate): durations for host ops a profile does not time");
         return [args] { return run(*args); };
     },
 }};
