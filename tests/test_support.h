@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
 namespace mimic::testing {
@@ -34,6 +35,17 @@ inline std::string scratch_file(const std::string& dir, const std::string& file,
     const std::string path = scratch_dir(dir) + "/" + file;
     std::ofstream(path) << text;
     return path;
+}
+
+// The message of the mimic::Error `f` throws; "" when it throws none.
+template <typename Fn>
+std::string error_message_of(Fn&& f) {
+    try {
+        f();
+    } catch (const std::runtime_error& e) {
+        return e.what();
+    }
+    return "";
 }
 
 }  // namespace mimic::testing

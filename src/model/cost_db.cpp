@@ -5,21 +5,14 @@
 #include <algorithm>
 
 #include "support/error.h"
+#include "support/json_file.h"
 #include "support/json_writer.h"
 #include "support/output.h"
 
 namespace mimic::model {
 namespace {
 
-double number(simdjson::dom::element e, const std::string& path, const char* field) {
-    double d;
-    int64_t i;
-    uint64_t u;
-    if (e.get(d) == simdjson::SUCCESS) return d;
-    if (e.get(i) == simdjson::SUCCESS) return static_cast<double>(i);
-    if (e.get(u) == simdjson::SUCCESS) return static_cast<double>(u);
-    fail({path, -1, -1, field}, "expected a number");
-}
+double number(simdjson::dom::element e, const std::string& path, const char* field) { return json_number(e, path, field); }
 
 }  // namespace
 

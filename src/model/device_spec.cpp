@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "support/error.h"
+#include "support/json_file.h"
 
 namespace mimic::model {
 namespace {
@@ -14,11 +15,7 @@ namespace {
 double required_number(simdjson::dom::object o, const char* key, const std::string& source) {
     simdjson::dom::element e;
     if (o[key].get(e) != simdjson::SUCCESS) fail({source, -1, -1, key}, "missing");
-    double d;
-    int64_t i;
-    if (e.get(d) == simdjson::SUCCESS) return d;
-    if (e.get(i) == simdjson::SUCCESS) return static_cast<double>(i);
-    fail({source, -1, -1, key}, "expected a number");
+    return json_number(e, source, key);
 }
 
 }  // namespace

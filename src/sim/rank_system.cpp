@@ -335,16 +335,19 @@ void RankSystem::send(int dst, uint64_t tag, Traffic traffic, uint64_t bytes, Ha
         return;
     }
     // The sender waits for the receiver's handshake before sending.
-    uint32_t slot;
-    if (!free_rendezvous_.empty()) {
-        slot = free_rendezvous_.back();
-        free_rendezvous_.pop_back();
-        rendezvous_[slot] = {dst, t, bytes, done};
-    } else {
-        slot = static_cast<uint32_t>(rendezvous_.size());
-        rendezvous_.push_back({dst, t, bytes, done});
-    }
+    const uint32_t slot = park({dst, t, bytes, done});
     network_.recv(dst, npu_, t + kRendezvousTags, kHandshakeBytes, Handler{this, kRendezvousSend, slot});
+}
+
+uint32_t RankSystem::park(const Rendezvous& r) {
+    if (free_rendezvous_.empty()) {
+        rendezvous_.push_back(r);
+        return static_cast<uint32_t>(rendezvous_.size() - 1);
+    }
+    const uint32_t slot = free_rendezvous_.back();
+    free_rendezvous_.pop_back();
+    rendezvous_[slot] = r;
+    return slot;
 }
 
 void RankSystem::recv(int src, uint64_t tag, Traffic traffic, uint64_t bytes, Handler done) {
@@ -353,15 +356,7 @@ void RankSystem::recv(int src, uint64_t tag, Traffic traffic, uint64_t bytes, Ha
         network_.recv(src, npu_, t, bytes, done);
         return;
     }
-    uint32_t slot;
-    if (!free_rendezvous_.empty()) {
-        slot = free_rendezvous_.back();
-        free_rendezvous_.pop_back();
-        rendezvous_[slot] = {src, t, bytes, done};
-    } else {
-        slot = static_cast<uint32_t>(rendezvous_.size());
-        rendezvous_.push_back({src, t, bytes, done});
-    }
+    const uint32_t slot = park({src, t, bytes, done});
     network_.send(npu_, src, t + kRendezvousTags, kHandshakeBytes, Handler{this, kRendezvousRecv, slot});
 }
 

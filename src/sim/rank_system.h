@@ -131,6 +131,8 @@ private:
     };
     enum Event : uint32_t { kRendezvousSend = 0, kRendezvousRecv = 1, kEmptyCollective = 2 };
 
+    // A message waiting for its rendezvous handshake; returns its slot.
+    uint32_t park(const Rendezvous& r);
     Plan plan_for(CollectiveKind kind, int group) const;
     std::unique_ptr<PhaseAlgorithm> make_phase(CollectiveKind phase_kind, CollectiveKind collective, const Plan& plan,
                                                int dim, int group, uint64_t bytes, Direction direction);

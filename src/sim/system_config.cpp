@@ -5,23 +5,14 @@
 #include <cmath>
 
 #include "support/error.h"
+#include "support/json_file.h"
 
 namespace mimic::sim {
 namespace {
 
 using simdjson::dom::element;
 
-double number_of(element value, const std::string& source, const std::string& key) {
-    double d;
-    int64_t i;
-    uint64_t u;
-    bool b;
-    if (value.get(d) == simdjson::SUCCESS) return d;
-    if (value.get(i) == simdjson::SUCCESS) return static_cast<double>(i);
-    if (value.get(u) == simdjson::SUCCESS) return static_cast<double>(u);
-    if (value.get(b) == simdjson::SUCCESS) return b ? 1 : 0;
-    fail({source, -1, -1, key}, "expected a number");
-}
+double number_of(element value, const std::string& source, const std::string& key) { return json_number(value, source, key); }
 
 std::string string_of(element value, const std::string& source, const std::string& key) {
     std::string_view s;

@@ -12,4 +12,8 @@ namespace mimic {
 simdjson::dom::object parse_json_object_file(const std::string& path, simdjson::dom::parser& parser,
                                              simdjson::padded_string& text);
 
+// A JSON number (double, signed, unsigned or bool) as a double; throws
+// mimic::Error naming `path` and `field` for any other kind of value.
+double json_number(const simdjson::dom::element& value, const std::string& path, const std::string& field);
+
 }  // namespace mimic

@@ -22,14 +22,7 @@
 namespace mimic::model {
 namespace {
 
-std::string message_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
+std::string message_of(const std::function<void()>& f) { return testing::error_message_of(f); }
 
 OpCost cost(const std::string& sig, const std::string& name, int64_t flops, uint64_t bytes, double us) {
     OpCost c;

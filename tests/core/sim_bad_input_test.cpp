@@ -46,14 +46,7 @@ SimulationInput two_ranks(const std::string& prefix) {
     return in;
 }
 
-std::string message_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
+std::string message_of(const std::function<void()>& f) { return testing::error_message_of(f); }
 
 TEST(SimBadInput, ReceiveWithoutSendNamesTheWaitingRank) {
     write_rank("sim_deadlock", 0, {node(0, "COMP_NODE", "", "", 5)});
