@@ -6,6 +6,7 @@
 # $1 = mimic binary. Exit 77 = skip.
 set -uo pipefail
 mimic="$1"
+[ -x "$(dirname "$mimic")/mimic-torch" ] || { echo "skip: no mimic-torch beside $mimic (a build without libtorch)"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
