@@ -28,7 +28,7 @@ c="$work/net/collectives.json"
 json_get "$c" "all(m['median_us'] > 0 for m in d['measurements'])" | grep -q True || fail "a time is not positive"
 json_get "$c" "[m for m in d['measurements'] if m['collective']=='reduce_scatter'][0]['emulation']" | grep -q all_to_all \
     || fail "reduce_scatter does not say it is emulated"
-grep -q "^mimic calibrate: 4 ranks: all_gather" "$work/err.txt" || fail "no progress lines: $(head "$work/err.txt")"
+grep -Eq "^mimic calibrate: 4 ranks, round [0-9]+ of [0-9]+: all_gather" "$work/err.txt" || fail "no progress lines: $(head "$work/err.txt")"
 grep -q "^all_reduce *2 *16 KiB" "$work/out.txt" || fail "no table: $(cat "$work/out.txt")"
 
 # One 16 KiB all-reduce per rank through simulate, with each rank count's files.
