@@ -24,6 +24,7 @@
 #include "support/median.h"
 #include "support/output.h"
 #include "support/subprocess.h"
+#include "support/temp_dir.h"
 
 namespace mimic::replay {
 
@@ -37,25 +38,6 @@ constexpr const char* kReduceScatterEmulation =
     "reduce_scatter as an all_to_all of the input's pieces (the same bytes on the wire, no reduction; Gloo 1.13 "
     "has no reduce_scatter), as the replay runs it";
 
-class TempDir {
-public:
-    TempDir() {
-        const char* base = std::getenv("TMPDIR");
-        std::string tmpl = std::string(base && *base ? base : "/tmp") + "/mimic-collectives-XXXXXX";
-        if (::mkdtemp(tmpl.data()) == nullptr) fail({tmpl, -1, -1, ""}, std::string("cannot create: ") + std::strerror(errno));
-        path_ = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const std::string& path() const { return path_; }
-
-private:
-    std::string path_;
-};
 
 std::string size_text(uint64_t bytes) {
     char buf[32];
@@ -171,8 +153,8 @@ std::vector<RankPoint> read_rank_points(const std::string& path, int rank) {
 }
 
 // The ranks' timestamps of each point, as one timing per point.
-std::vector<CollectiveTiming> combine(const std::vector<std::vector<RankPoint>>& ranks) {
-    std::vector<CollectiveTiming> out;
+std::vector<CollectiveBenchTiming> combine(const std::vector<std::vector<RankPoint>>& ranks) {
+    std::vector<CollectiveBenchTiming> out;
     const size_t n = ranks.front().size();
     for (const auto& r : ranks)
         if (r.size() != n) fail({}, "the ranks timed different numbers of points");
@@ -190,7 +172,7 @@ std::vector<CollectiveTiming> combine(const std::vector<std::vector<RankPoint>>&
             calls.push_back(static_cast<double>(end - start) / 1e3);
             own.push_back(static_cast<double>(p0.end_ns[k] - p0.start_ns[k]) / 1e3);
         }
-        CollectiveTiming t;
+        CollectiveBenchTiming t;
         t.collective = p0.collective;
         t.ranks = static_cast<int>(ranks.size());
         t.bytes = p0.bytes;
@@ -244,16 +226,16 @@ std::vector<std::string> collective_bench_rank_args(const CollectiveBenchOptions
     return args;
 }
 
-std::vector<CollectiveTiming> measure_collectives(const CollectiveBenchOptions& o) {
+std::vector<CollectiveBenchTiming> measure_collectives(const CollectiveBenchOptions& o) {
     if (o.rank_command.empty()) fail({}, "no command to run the ranks with");
     for (const std::string& c : o.collectives)
         if (std::find(std::begin(kBenchCollectives), std::end(kBenchCollectives), c) == std::end(kBenchCollectives))
             fail({"", -1, -1, "collectives"}, "cannot time '" + c + "' (all_reduce, all_gather, all_to_all, reduce_scatter)");
     const std::vector<uint64_t> sizes = bench_sizes(o);
-    std::vector<CollectiveTiming> out;
+    std::vector<CollectiveBenchTiming> out;
     for (int world : o.ranks) {
         if (world < 2) fail({"", -1, -1, "--ranks"}, "a collective needs 2 ranks or more, not " + std::to_string(world));
-        TempDir dir;
+        TempDir dir("mimic-collectives");
         for (int attempt = 1;; ++attempt) {
             const int port = free_local_port();
             std::vector<ProcessSpec> specs;
@@ -279,7 +261,7 @@ std::vector<CollectiveTiming> measure_collectives(const CollectiveBenchOptions& 
             if (run.first_failure < 0) {
                 std::vector<std::vector<RankPoint>> ranks;
                 for (int r = 0; r < world; ++r) ranks.push_back(read_rank_points(paths[size_t(r)], r));
-                for (CollectiveTiming& t : combine(ranks)) out.push_back(std::move(t));
+                for (CollectiveBenchTiming& t : combine(ranks)) out.push_back(std::move(t));
                 break;
             }
             const SubprocessResult& failed = run.results[size_t(run.first_failure)];
@@ -413,10 +395,10 @@ int run_collective_bench_rank(const CollectiveBenchRankArgs& args) {
     return 0;
 }
 
-std::string collective_timings_json(const std::vector<CollectiveTiming>& timings, int indent) {
+std::string collective_timings_json(const std::vector<CollectiveBenchTiming>& timings, int indent) {
     JsonWriter w(indent);
     w.begin_array();
-    for (const CollectiveTiming& t : timings) {
+    for (const CollectiveBenchTiming& t : timings) {
         w.begin_object();
         w.field("collective", t.collective);
         w.field("ranks", t.ranks);

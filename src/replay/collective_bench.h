@@ -28,7 +28,7 @@ namespace mimic::replay {
 // The collectives timed, by the names the timings carry.
 extern const char* const kBenchCollectives[4];  // all_reduce, all_gather, all_to_all, reduce_scatter
 
-struct CollectiveTiming {
+struct CollectiveBenchTiming {
     std::string collective;
     int ranks = 0;
     uint64_t bytes = 0;
@@ -69,7 +69,7 @@ CallCounts bench_calls(uint64_t bytes, bool quick);
 // when taken); returns the timings in the order run. Progress lines go to
 // stderr (rank 0 writes one per size). Throws mimic::Error naming the rank
 // that failed first.
-std::vector<CollectiveTiming> measure_collectives(const CollectiveBenchOptions& options);
+std::vector<CollectiveBenchTiming> measure_collectives(const CollectiveBenchOptions& options);
 
 // The arguments after rank_command that tell one rank what to time.
 std::vector<std::string> collective_bench_rank_args(const CollectiveBenchOptions& options, const std::string& json_path);
@@ -88,6 +88,6 @@ struct CollectiveBenchRankArgs {
 int run_collective_bench_rank(const CollectiveBenchRankArgs& args);
 
 // The timings as JSON (an array of objects, one per collective, ranks and size).
-std::string collective_timings_json(const std::vector<CollectiveTiming>& timings, int indent = 2);
+std::string collective_timings_json(const std::vector<CollectiveBenchTiming>& timings, int indent = 2);
 
 }  // namespace mimic::replay

@@ -13,31 +13,13 @@
 #include "support/byte_source.h"
 #include "support/error.h"
 #include "support/subprocess.h"
+#include "support/temp_dir.h"
 
 namespace mimic::replay {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
-public:
-    TempDir() {
-        const char* base = std::getenv("TMPDIR");
-        std::string tmpl = std::string(base && *base ? base : "/tmp") + "/mimic-replay-XXXXXX";
-        if (::mkdtemp(tmpl.data()) == nullptr) fail({tmpl, -1, -1, ""}, std::string("cannot create: ") + std::strerror(errno));
-        path_ = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const std::string& path() const { return path_; }
-
-private:
-    std::string path_;
-};
 
 std::string how_it_ended(const SubprocessResult& r) {
     if (r.term_signal) return std::string("was killed by signal ") + std::to_string(r.term_signal) + " (" + strsignal(r.term_signal) + ")";
@@ -62,7 +44,7 @@ int free_local_port() {
 }
 
 MergedReport launch_local(const LocalLaunch& launch) {
-    TempDir dir;
+    TempDir dir("mimic-replay");
     for (int attempt = 1;; ++attempt) {
         const int port = free_local_port();
         std::vector<ProcessSpec> specs;

@@ -50,10 +50,10 @@ TEST(CollectiveBench, TimesGlooOn2RanksAndTheFitRunsInSimulate) {
     o.max_bytes = 64 << 10;
     o.rank_command = {kMimicTorch, "calibrate-collectives-rank"};
     o.timeout_s = 60;
-    const std::vector<CollectiveTiming> timings = measure_collectives(o);
+    const std::vector<CollectiveBenchTiming> timings = measure_collectives(o);
     ASSERT_EQ(timings.size(), 4u * 3u);  // four collectives x 1, 16 and 64 KiB
     std::vector<sim::CollectiveMeasurement> measured;
-    for (const CollectiveTiming& t : timings) {
+    for (const CollectiveBenchTiming& t : timings) {
         EXPECT_EQ(t.ranks, 2);
         EXPECT_EQ(t.calls, bench_calls(t.bytes, true).timed * bench_rounds(true));
         EXPECT_GT(t.median_us, 0) << t.collective << " " << t.bytes;

@@ -130,12 +130,12 @@ int run_collective_calibration(const CollectiveCalibrationOptions& o) {
     bench.max_bytes = o.max_bytes;
     bench.timeout_s = o.timeout_s;
     bench.rank_command = {self_exe(), kCollectiveRankCommand};
-    const std::vector<replay::CollectiveTiming> timings = replay::measure_collectives(bench);
+    const std::vector<replay::CollectiveBenchTiming> timings = replay::measure_collectives(bench);
     const double measure_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     const std::string load_after = load_average();
 
     std::vector<sim::CollectiveMeasurement> measured;
-    for (const replay::CollectiveTiming& t : timings) {
+    for (const replay::CollectiveBenchTiming& t : timings) {
         sim::CollectiveMeasurement m;
         if (!sim::parse_collective_kind(t.collective, m.collective)) fail({}, "unknown collective " + t.collective);
         m.ranks = t.ranks;
