@@ -28,11 +28,8 @@ out, n = sys.argv[1], int(sys.argv[2])
 pred = json.load(open(f"{out}/predict.json"))["simulation"]["ranks"]
 rep = json.load(open(f"{out}/replay.json"))
 def replay_ms(r):
-    for key in ("ranks", "per_rank"):
-        if key in rep:
-            x = rep[key][r]
-            return x.get("replay_median_ms") or x.get("iteration_ms")
-    return rep.get("replay_median_ms")
+    ranks = rep.get("ranks") or []
+    return ranks[r].get("median_ms") if r < len(ranks) else None
 for r in range(n):
     meta = json.load(open(f"{out}/rec/rank{r}/meta.json"))
     p = pred[r]["finish_ns"] / 1e6
