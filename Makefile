@@ -16,7 +16,7 @@ build: setup $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 # Records one real training step of a built-in model, replays it against the
-# original, simulates it on 8 ranks and predicts it (scripts/demo.sh).
+# original, simulates a 2-rank DDP recording and predicts it (scripts/demo.sh).
 demo: build
 	bash scripts/demo.sh $(BUILD)
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make demo: record one training step of a built-in model, replay it and show
-# how closely the replay matches, then simulate it on 8 ranks and predict it
+# how closely the replay matches, then simulate a 2-rank DDP recording and predict it
 # from its trace alone. Everything goes to BUILD/demo.
 set -euo pipefail
 build=${1:-build}
@@ -18,9 +18,10 @@ step "2. replay it operator by operator through libtorch and compare with the or
 grep -E "^replay of|ops: |replay median|original |per-op time vs profile \(|per-op time under" "$out/replay.txt" | sed 's/^  //'
 echo "full report: $out/replay.txt, as JSON: $out/replay.json"
 
-step "3. the same step as 8 data-parallel ranks on a modelled 8-port switch (ASTRA-sim's inputs)"
-"$mimic" convert "$out/recording" --to chakra --out "$out/chakra/mlp" > /dev/null
-"$mimic" simulate "$out/chakra/mlp" --ranks 8 --network "$ex/switch8.yml" --system "$ex/system_ring.json" \
+step "3. the MLP trained with DDP on 2 ranks over Gloo, converted to Chakra and simulated on a modelled switch"
+"$mimic" record --workload ddp_mlp --nproc 2 --out "$out/ddp" --force > /dev/null
+"$mimic" convert "$out/ddp" --to chakra --out "$out/chakra/ddp" > /dev/null
+"$mimic" simulate "$out/chakra/ddp" --network "$ex/switch2.yml" --system "$ex/system_ring.json" \
     --json "$out/simulate.json" --timeline "$out/simulate_timeline.json" 2> /dev/null | tail -4
 
 step "4. predict the step from its trace alone (costs measured on this machine)"

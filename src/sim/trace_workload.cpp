@@ -123,6 +123,11 @@ std::vector<SharedGraph> replicate_ranks(const RankGraph& graph, int ranks, std:
         n.comm_group = 0;
     }
     if (grouped) notes.push_back(graph.file + ": collectives of process groups run over all " + std::to_string(ranks) + " ranks");
+    bool communicates = false;
+    for (const WorkloadNode& n : base.nodes) communicates = communicates || n.type == ChakraNodeType::CommColl;
+    if (!communicates && ranks > 1)
+        notes.push_back(graph.file + ": has no collectives, so its " + std::to_string(ranks) +
+                        " copies never communicate (no data-parallel gradient all-reduce is added)");
     return std::vector<SharedGraph>(static_cast<size_t>(ranks), std::make_shared<const RankGraph>(std::move(base)));
 }
 
