@@ -1,5 +1,8 @@
 #include "io/trace_loader.h"
 
+#include <cctype>
+#include <filesystem>
+#include <string_view>
 #include <vector>
 
 #include "io/chakra_reader.h"
@@ -35,6 +38,42 @@ FileKind detect_file_kind(const std::string& path) {
     return FileKind::Unknown;
 }
 
+namespace {
+
+// "rank" then an optional '-' or '_', then digits, in `name` (any case).
+int64_t rank_word(std::string_view name) {
+    for (size_t i = 0; i + 4 < name.size(); ++i) {
+        if (std::tolower(static_cast<unsigned char>(name[i])) != 'r' || std::tolower(static_cast<unsigned char>(name[i + 1])) != 'a' ||
+            std::tolower(static_cast<unsigned char>(name[i + 2])) != 'n' || std::tolower(static_cast<unsigned char>(name[i + 3])) != 'k')
+            continue;
+        size_t j = i + 4;
+        if (j < name.size() && (name[j] == '-' || name[j] == '_')) ++j;
+        size_t k = j;
+        int64_t rank = 0;
+        while (k < name.size() && std::isdigit(static_cast<unsigned char>(name[k])) && k - j < 9) rank = rank * 10 + (name[k++] - '0');
+        if (k > j) return rank;
+    }
+    return -1;
+}
+
+}  // namespace
+
+int64_t rank_from_path(const std::string& path) {
+    const std::filesystem::path p(path);
+    const std::string file = p.filename().string();
+    if (int64_t r = rank_word(file); r >= 0) return r;
+    // A ".N." part: "trace.3.json.gz", "workload.3.et"; not a version's
+    // digits ("et_1.1.1.json": a digit before the dot, or after the next).
+    for (size_t dot = file.find('.'); dot != std::string::npos; dot = file.find('.', dot + 1)) {
+        if (dot == 0 || std::isdigit(static_cast<unsigned char>(file[dot - 1]))) continue;
+        size_t k = dot + 1;
+        int64_t rank = 0;
+        while (k < file.size() && std::isdigit(static_cast<unsigned char>(file[k])) && k - dot < 10) rank = rank * 10 + (file[k++] - '0');
+        if (k > dot + 1 && k + 1 < file.size() && file[k] == '.' && !std::isdigit(static_cast<unsigned char>(file[k + 1]))) return rank;
+    }
+    return rank_word(p.parent_path().filename().string());
+}
+
 Trace load_trace(const std::string& path) {
     {
         ByteSource probe(path);
@@ -42,8 +81,16 @@ Trace load_trace(const std::string& path) {
         if (probe.read(one, 1) == 0) fail({path, -1, 0, ""}, "empty file");
     }
     switch (detect_file_kind(path)) {
-        case FileKind::PyTorchEt: return read_pytorch_et(path);
-        case FileKind::Chakra: return read_chakra(path);
+        case FileKind::PyTorchEt: {
+            Trace t = read_pytorch_et(path);
+            if (t.rank < 0) t.rank = rank_from_path(path);
+            return t;
+        }
+        case FileKind::Chakra: {
+            Trace t = read_chakra(path);
+            if (t.rank < 0) t.rank = rank_from_path(path);
+            return t;
+        }
         case FileKind::KinetoJson:
             fail({path, -1, -1, ""}, "this is a profiler (Kineto) trace, not an execution trace; pass it with --profile");
         case FileKind::Unknown: break;

@@ -3,6 +3,7 @@
 // is Chakra. Gzip is undone first in both cases.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "trace/trace.h"
@@ -14,7 +15,14 @@ enum class FileKind { PyTorchEt, KinetoJson, Chakra, Unknown };
 // Looks at the first bytes (after gzip) to tell the kind.
 FileKind detect_file_kind(const std::string& path);
 
-// Reads an ET or Chakra trace into a finalized Trace. Throws mimic::Error.
+// The rank a trace's path names, -1 when none: "rank3", "rank-3", "rank_3" in
+// the file's or its directory's name (any case), else a ".3." part before
+// the extensions ("trace.3.json.gz", "workload.3.et").
+int64_t rank_from_path(const std::string& path);
+
+// Reads an ET or Chakra trace into a finalized Trace; a trace that does not
+// know its rank takes the one its path names (rank_from_path). Throws
+// mimic::Error.
 Trace load_trace(const std::string& path);
 
 }  // namespace mimic

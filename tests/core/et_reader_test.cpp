@@ -296,3 +296,20 @@ TEST(EtReaderBadInput, NotATrace) {
 
 }  // namespace
 }  // namespace mimic
+
+namespace mimic {
+namespace {
+
+TEST(RankFromPath, NamesInFilesAndDirectories) {
+    EXPECT_EQ(rank_from_path("/x/rank3/et.json.gz"), 3);
+    EXPECT_EQ(rank_from_path("/x/run/RANK-12.json"), 12);
+    EXPECT_EQ(rank_from_path("/x/run/trace_rank_5_et.json.gz"), 5);
+    EXPECT_EQ(rank_from_path("/x/run/trace.7.json.gz"), 7);
+    EXPECT_EQ(rank_from_path("/x/run/workload.0.et"), 0);
+    EXPECT_EQ(rank_from_path("/x/run/et.json.gz"), -1);
+    EXPECT_EQ(rank_from_path("/x/run/resnet_1gpu_et_1.1.1.json.gz"), -1);  // a schema version, not a rank
+    EXPECT_EQ(rank_from_path("/x/run/model.v2.3.json"), -1);
+}
+
+}  // namespace
+}  // namespace mimic
