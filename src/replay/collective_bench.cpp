@@ -39,13 +39,6 @@ constexpr const char* kReduceScatterEmulation =
     "has no reduce_scatter), as the replay runs it";
 
 
-std::string size_text(uint64_t bytes) {
-    char buf[32];
-    if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) std::snprintf(buf, sizeof(buf), "%llu MiB", (unsigned long long)(bytes >> 20));
-    else if (bytes >= 1024 && bytes % 1024 == 0) std::snprintf(buf, sizeof(buf), "%llu KiB", (unsigned long long)(bytes >> 10));
-    else std::snprintf(buf, sizeof(buf), "%llu B", (unsigned long long)bytes);
-    return buf;
-}
 
 std::string join(const std::vector<std::string>& items) {
     std::string out;
@@ -189,6 +182,14 @@ std::vector<CollectiveBenchTiming> combine(const std::vector<std::vector<RankPoi
 }
 
 }  // namespace
+
+std::string size_text(uint64_t bytes) {
+    char buf[32];
+    if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) std::snprintf(buf, sizeof(buf), "%llu MiB", (unsigned long long)(bytes >> 20));
+    else if (bytes >= 1024 && bytes % 1024 == 0) std::snprintf(buf, sizeof(buf), "%llu KiB", (unsigned long long)(bytes >> 10));
+    else std::snprintf(buf, sizeof(buf), "%llu B", (unsigned long long)bytes);
+    return buf;
+}
 
 std::vector<uint64_t> bench_sizes(const CollectiveBenchOptions& o) {
     if (o.min_bytes < 16 || o.max_bytes < o.min_bytes)

@@ -28,6 +28,9 @@ namespace mimic::replay {
 // The collectives timed, by the names the timings carry.
 extern const char* const kBenchCollectives[4];  // all_reduce, all_gather, all_to_all, reduce_scatter
 
+// "64 MiB", "4 KiB", "1000003 B": a message size as progress lines and tables print it.
+std::string size_text(uint64_t bytes);
+
 struct CollectiveBenchTiming {
     std::string collective;
     int ranks = 0;

@@ -42,13 +42,6 @@ std::string load_average() {
     return a.empty() ? std::string("unknown") : a + " " + b + " " + c;
 }
 
-std::string size_text(uint64_t bytes) {
-    char buf[32];
-    if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) std::snprintf(buf, sizeof(buf), "%llu MiB", (unsigned long long)(bytes >> 20));
-    else if (bytes >= 1024 && bytes % 1024 == 0) std::snprintf(buf, sizeof(buf), "%llu KiB", (unsigned long long)(bytes >> 10));
-    else std::snprintf(buf, sizeof(buf), "%llu B", (unsigned long long)bytes);
-    return buf;
-}
 
 std::string fmt(const char* f, double v) {
     char buf[64];
@@ -217,7 +210,7 @@ int run_collective_calibration(const CollectiveCalibrationOptions& o) {
             if (p.measured.ranks != n) continue;
             char line[256];
             std::snprintf(line, sizeof(line), "%-15s %5d %9s %14.1f  (%9.1f .. %9.1f) %14.1f %+7.1f%%\n",
-                          sim::collective_name(p.measured.collective), n, size_text(p.measured.bytes).c_str(),
+                          sim::collective_name(p.measured.collective), n, replay::size_text(p.measured.bytes).c_str(),
                           p.measured.median_us, p.measured.p10_us, p.measured.p90_us, p.simulated_us, p.error_pct);
             out += line;
         }
