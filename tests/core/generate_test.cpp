@@ -1,0 +1,346 @@
+// mimic generate: collective sizes against the formulas for each model and
+// parallelism mix, process groups, pipeline messages, files that simulate to
+// the end, and bad options.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "compose/generate_chakra.h"
+#include "compose/generate_dlrm.h"
+#include "compose/generate_options.h"
+#include "compose/generate_summary.h"
+#include "compose/generate_transformer.h"
+#include "compose/generate_workload.h"
+#include "model/device_spec.h"
+#include "sim/simulator.h"
+#include "sim/workload_graph.h"
+#include "test_support.h"
+
+namespace mimic::compose {
+namespace {
+
+using u64 = uint64_t;
+constexpr size_t AR = 0, AG = 1, A2A = 2, RS = 3;  // gen_collective_index order
+constexpr size_t kTp = static_cast<size_t>(GenGroup::Tensor), kDp = static_cast<size_t>(GenGroup::Data),
+                 kEp = static_cast<size_t>(GenGroup::Expert), kEdp = static_cast<size_t>(GenGroup::ExpertData),
+                 kWorld = static_cast<size_t>(GenGroup::World);
+
+const ComputeCost& cost() {
+    static const model::DeviceSpec spec = model::read_device_spec(std::string(MIMIC_SOURCE_DIR) + "/data/devices/h100_sxm.json");
+    static const ComputeCost c(spec, "c10::BFloat16");
+    return c;
+}
+
+GenerateOptions small(GenModel m) {
+    GenerateOptions o;
+    o.model = m;
+    if (m != GenModel::Dlrm) o.layers = 4, o.hidden = 256, o.heads = 8, o.seq = 64, o.vocab = 1000, o.micro_batch = 2;
+    return o;
+}
+
+GenWorkload build(GenerateOptions o) {
+    resolve_generate_options(o);
+    return build_workload(o, cost());
+}
+
+GenCommTotals totals(const GenWorkload& w, int64_t rank) { return totals_of(w.program(rank)); }
+
+u64 params_of_stage(const GenerateOptions& o, int64_t stage, GenGroup g) {
+    u64 n = 0;
+    for (const ParamUnit& u : transformer_stage_params(o, stage)) n += u.elems(g);
+    return n;
+}
+
+TEST(GenerateLayout, MegatronOrderAndGroups) {
+    GenerateOptions o = small(GenModel::Gpt);
+    o.ranks = 8, o.tp = 2, o.pp = 2;
+    resolve_generate_options(o);
+    EXPECT_EQ(o.dp, 2);
+    const RankLayout l(o);
+    const RankCoords c = l.coords(6);  // tp 0, dp 1, stage 1
+    EXPECT_EQ(c.tp, 0);
+    EXPECT_EQ(c.dp, 1);
+    EXPECT_EQ(c.stage, 1);
+    EXPECT_EQ(l.group_members(GenGroup::Tensor, 6), (std::vector<int64_t>{6, 7}));
+    EXPECT_EQ(l.group_members(GenGroup::Data, 6), (std::vector<int64_t>{4, 6}));
+    EXPECT_EQ(l.group_members(GenGroup::Pipeline, 6), (std::vector<int64_t>{2, 6}));
+    EXPECT_EQ(l.stage_peer(2, +1), 6);
+    // Every listed group's members share its id, and no two groups share one.
+    EXPECT_EQ(l.comm_groups_json(),
+              "{\"1\":[0,1],\"2\":[2,3],\"3\":[4,5],\"4\":[6,7],\"5\":[0,2],\"6\":[1,3],\"7\":[4,6],\"8\":[5,7],"
+              "\"9\":[0,4],\"10\":[1,5],\"11\":[2,6],\"12\":[3,7]}\n");
+    for (int64_t r = 0; r < 8; ++r)
+        for (GenGroup g : {GenGroup::Tensor, GenGroup::Data, GenGroup::Pipeline})
+            for (int64_t m : l.group_members(g, r)) EXPECT_EQ(l.group_id(g, m), l.group_id(g, r));
+}
+
+TEST(GenerateLayout, ExpertGroupsWithinDataParallel) {
+    GenerateOptions o = small(GenModel::Moe);
+    o.ranks = 16, o.tp = 2, o.ep = 4, o.experts = 8;
+    resolve_generate_options(o);
+    const RankLayout l(o);  // dp 8
+    // Rank 5 = tp 1, dp 2: EP group dp 0-3 at tp 1; expert-data group dp 2 and 6.
+    EXPECT_EQ(l.group_members(GenGroup::Expert, 5), (std::vector<int64_t>{1, 3, 5, 7}));
+    EXPECT_EQ(l.group_members(GenGroup::ExpertData, 5), (std::vector<int64_t>{5, 13}));
+    EXPECT_NE(l.group_id(GenGroup::Expert, 5), l.group_id(GenGroup::Expert, 9));
+    EXPECT_EQ(l.group_id(GenGroup::Expert, 5), l.group_id(GenGroup::Expert, 7));
+    // ep == dp: the expert group is the data-parallel group, one id for both.
+    o.ep = 8;
+    const RankLayout same(o);
+    EXPECT_EQ(same.group_id(GenGroup::Expert, 5), same.group_id(GenGroup::Data, 5));
+    // A group of every rank is the world: id 0, not listed.
+    GenerateOptions d = small(GenModel::Gpt);
+    d.ranks = 4;
+    resolve_generate_options(d);
+    EXPECT_EQ(RankLayout(d).group_id(GenGroup::Data, 3), 0);
+    EXPECT_EQ(RankLayout(d).comm_groups_json(), "{}\n");
+}
+
+TEST(GenerateGpt, TensorParallelAllReducesPerLayer) {
+    GenerateOptions o = small(GenModel::Gpt);
+    o.ranks = 4, o.tp = 4, o.micro_batches = 3;
+    const GenWorkload w = build(o);
+    const u64 act = 2 * 64 * 256 * 2;  // micro_batch x seq x hidden x bf16
+    const GenCommTotals t = totals(w, 1);
+    // 2 in forward and 2 in backward per layer, and the embedding's, per micro-batch.
+    EXPECT_EQ(t.calls[kTp][AR], (4u * 4 + 1) * 3);
+    EXPECT_EQ(t.bytes[kTp][AR], (4u * 4 + 1) * 3 * act);
+    EXPECT_EQ(t.sends + t.recvs, 0u);
+    EXPECT_EQ(t.calls[kDp][AR], 0u);  // dp 1: nothing to synchronise
+}
+
+TEST(GenerateGpt, DataParallelBucketsHoldEveryParameterOnce) {
+    GenerateOptions o = small(GenModel::Gpt);
+    o.ranks = 8, o.tp = 2, o.bucket_mib = 0.25;
+    const GenWorkload w = build(o);
+    const GenerateOptions& r = w.options;
+    // Independently: per layer 4h^2 + 2hf + 3h + f split over tp, 6h whole;
+    // word embedding (padded vocab) over tp, positions whole; final norm.
+    const u64 h = 256, f = 1024, t = 2, V = 1024 /* 1000 padded to 128 x tp */;
+    const u64 per_layer = (4 * h * h + 2 * h * f + 3 * h + f) / t + 6 * h;
+    const u64 params = 4 * per_layer + V * h / t + 64 * h + 2 * h;
+    EXPECT_EQ(r.padded_vocab(), 1024);
+    EXPECT_EQ(params_of_stage(r, 0, GenGroup::Data), params);
+    const GenCommTotals tot = totals(w, 0);
+    EXPECT_EQ(tot.bytes[kDp][AR], params * 2);
+    // Buckets fill to the cap: all but the last reach it.
+    const RankProgram& p = w.program(0);
+    std::vector<u64> buckets;
+    for (const GenOp& op : p.ops)
+        if (op.kind == GenOpKind::Collective && op.group == GenGroup::Data) buckets.push_back(op.bytes);
+    ASSERT_GE(buckets.size(), 2u);
+    for (size_t i = 0; i + 1 < buckets.size(); ++i) EXPECT_GE(buckets[i], 256u * 1024);
+    // The optimizer runs after every bucket.
+    EXPECT_EQ(p.ops.back().name, "optimizer");
+}
+
+TEST(GenerateGpt, PipelineSendsActivationsAndGradients) {
+    GenerateOptions o = small(GenModel::Gpt);
+    o.ranks = 8, o.pp = 4, o.tp = 2, o.micro_batches = 5;
+    const GenWorkload w = build(o);
+    const u64 act = 2 * 64 * 256 * 2;
+    for (int64_t stage = 0; stage < 4; ++stage) {
+        const GenCommTotals t = totals(w, stage * 2);
+        const u64 neighbours = (stage > 0) + (stage < 3);
+        EXPECT_EQ(t.sends, 5 * neighbours) << stage;
+        EXPECT_EQ(t.recvs, 5 * neighbours) << stage;
+        EXPECT_EQ(t.send_bytes, 5 * neighbours * act) << stage;
+        // One layer per stage: 4 all-reduces per micro-batch, the first stage one more.
+        EXPECT_EQ(t.calls[kTp][AR], 5u * (4 + (stage == 0))) << stage;
+    }
+    // The last stage holds the tied output layer's copy; the first the embedding.
+    EXPECT_GT(params_of_stage(w.options, 3, GenGroup::Data), params_of_stage(w.options, 1, GenGroup::Data));
+}
+
+TEST(GenerateGpt, ZeroAndFsdpShardGradientsAndParameters) {
+    GenerateOptions o = small(GenModel::Gpt);
+    o.ranks = 4, o.sharding = GenSharding::Zero, o.bucket_mib = 0.5;
+    const GenWorkload z = build(o);
+    const u64 params = params_of_stage(z.options, 0, GenGroup::Data);
+    const GenCommTotals t = totals(z, 0);
+    EXPECT_EQ(t.bytes[kDp][RS], params * 2);
+    EXPECT_EQ(t.calls[kDp][AR], 0u);
+    EXPECT_EQ(t.calls[kDp][AG], t.calls[kDp][RS]);
+    EXPECT_GE(t.bytes[kDp][AG] * 4, params * 2);  // each all-gather is one rank's shard
+    EXPECT_LE(t.bytes[kDp][AG] * 4, params * 2 + 4 * t.calls[kDp][AG]);
+
+    o.sharding = GenSharding::Fsdp;
+    o.micro_batches = 2;
+    const GenWorkload f = build(o);
+    const GenCommTotals ft = totals(f, 0);
+    const u64 layer = transformer_stage_params(f.options, 0)[1].elems(GenGroup::Data);
+    // Per layer and micro-batch an all-gather before forward and one before backward.
+    EXPECT_EQ(ft.calls[kDp][AG], 4u * 2 * 2 + 1);  // + the embedding/head bucket's
+    EXPECT_EQ(ft.bytes[kDp][RS], params * 2);
+    u64 layer_ag = 0;
+    for (const GenOp& op : f.program(0).ops)
+        if (op.kind == GenOpKind::Collective && op.collective == GenCollective::AllGather && op.name.rfind("L0.", 0) == 0) layer_ag += op.bytes;
+    EXPECT_EQ(layer_ag, 2 * 2 * (layer * 2 / 4));
+}
+
+TEST(GenerateLlama, GroupedQueryAttentionParameters) {
+    GenerateOptions o = small(GenModel::Llama);
+    o.kv_heads = 2, o.ffn = 512, o.ranks = 2, o.tp = 2;
+    const GenWorkload w = build(o);
+    const u64 h = 256, hkv = 2 * 32, f = 512, t = 2, V = 1024;
+    const u64 per_layer = (2 * h * h + 2 * hkv * h + 3 * h * f) / t + 2 * h;
+    EXPECT_EQ(params_of_stage(w.options, 0, GenGroup::Data), 4 * per_layer + V * h / t + h + V * h / t);
+    EXPECT_EQ(totals(w, 0).calls[kTp][AR], 4u * 4 + 1);
+}
+
+TEST(GenerateMoe, ExpertAllToAllsOfRoutedTokens) {
+    GenerateOptions o = small(GenModel::Moe);
+    o.ranks = 16, o.pp = 2, o.ep = 4, o.experts = 8, o.top_k = 2, o.ffn = 512, o.micro_batches = 3;
+    const GenWorkload w = build(o);
+    const GenCommTotals t = totals(w, 0);
+    const u64 routed = 2 * 64 * 2 * 256 * 2;  // micro_batch x seq x top_k x hidden x bf16
+    // Dispatch and combine, forward and backward, per layer (2 per stage) and micro-batch.
+    EXPECT_EQ(t.calls[kEp][A2A], 4u * 2 * 3);
+    EXPECT_EQ(t.bytes[kEp][A2A], 4u * 2 * 3 * routed);
+    // Experts reduce over the ranks that hold the same ones (dp / ep = 2), the rest over dp 8.
+    const u64 expert_params = 2 * (8 / 4) * 3 * 256 * 512;
+    EXPECT_EQ(params_of_stage(w.options, 0, GenGroup::ExpertData), expert_params);
+    EXPECT_EQ(t.bytes[kEdp][AR], expert_params * 2);
+    EXPECT_EQ(t.bytes[kDp][AR], params_of_stage(w.options, 0, GenGroup::Data) * 2);
+    EXPECT_EQ(t.calls[kTp][AR], 0u);
+}
+
+TEST(GenerateDlrm, EmbeddingAllToAllsAndMlpAllReduce) {
+    GenerateOptions o = small(GenModel::Dlrm);
+    o.ranks = 8, o.tables = 12, o.micro_batch = 64, o.emb_dim = 16, o.bottom_mlp = {32, 16}, o.top_mlp = {64, 1};
+    o.micro_batches = 2;
+    const GenWorkload w = build(o);
+    EXPECT_EQ(w.programs.size(), 2u);  // 2 tables on ranks 0-3, 1 on 4-7
+    EXPECT_EQ(dlrm_local_tables(w.options, 3), 2);
+    EXPECT_EQ(dlrm_local_tables(w.options, 4), 1);
+    const GenCommTotals t = totals(w, 5);
+    const u64 pooled = 64 * 12 * 16 * 2;  // samples x tables x emb_dim x bf16
+    EXPECT_EQ(t.calls[kWorld][A2A], 2u * 2);
+    EXPECT_EQ(t.bytes[kWorld][A2A], 2u * 2 * pooled);
+    // Bottom 13-32-16, top (16 + 13*12/2 = 94)-64-1, weights and biases.
+    const u64 mlp = 13 * 32 + 32 + 32 * 16 + 16 + 94 * 64 + 64 + 64 * 1 + 1;
+    EXPECT_EQ(t.bytes[kDp][AR], mlp * 2);
+    // Every collective spans all ranks: the files of ranks alike are the same.
+    EXPECT_EQ(generated_rank_key(w, 4), generated_rank_key(w, 7));
+    EXPECT_NE(generated_rank_key(w, 3), generated_rank_key(w, 4));
+}
+
+TEST(GenerateOptions, BadOptionsNameTheOption) {
+    auto err = [](GenerateOptions o) { return testing::error_message_of([&] { resolve_generate_options(o); }); };
+    GenerateOptions o = small(GenModel::Gpt);
+    o.ranks = 12, o.dp = 2, o.tp = 2, o.pp = 2;
+    EXPECT_EQ(err(o).rfind("--ranks: 12 ranks are not --dp 2 x --tp 2 x --pp 2 = 8", 0), 0u) << err(o);
+    o = small(GenModel::Gpt), o.ranks = 12, o.tp = 8;
+    EXPECT_EQ(err(o).rfind("--ranks:", 0), 0u) << err(o);
+    o = small(GenModel::Gpt), o.tp = 3, o.heads = 8;
+    EXPECT_EQ(err(o).rfind("--heads: 8 heads do not split over --tp 3", 0), 0u) << err(o);
+    o = small(GenModel::Gpt), o.pp = 3;
+    EXPECT_EQ(err(o).rfind("--layers: 4 layers do not split into --pp 3", 0), 0u) << err(o);
+    o = small(GenModel::Moe), o.ranks = 4, o.ep = 3, o.experts = 6;
+    EXPECT_EQ(err(o).rfind("--ep:", 0), 0u) << err(o);
+    o = small(GenModel::Gpt), o.ep = 2;
+    EXPECT_EQ(err(o).rfind("--ep:", 0), 0u) << err(o);
+    o = small(GenModel::Dlrm), o.ranks = 4, o.tp = 2;
+    EXPECT_EQ(err(o).rfind("--tp:", 0), 0u) << err(o);
+    o = small(GenModel::Gpt), o.dtype = "fp8";
+    EXPECT_EQ(err(o).rfind("--dtype:", 0), 0u) << err(o);
+    EXPECT_EQ(testing::error_message_of([] { parse_layer_widths("512-x", "--top-mlp"); }).rfind("--top-mlp:", 0), 0u);
+    EXPECT_EQ(parse_layer_widths("512-256-1", "--top-mlp"), (std::vector<int64_t>{512, 256, 1}));
+}
+
+// Writes the files and simulates them; every rank must finish.
+sim::SimulationResult write_and_simulate(const GenWorkload& w, const std::string& name, const std::string& topology = "Switch") {
+    const std::string dir = testing::scratch_dir("generate_" + name);
+    const std::string prefix = dir + "/w";
+    const RankFilesStats files = write_generated_chakra(w, prefix, 2);
+    EXPECT_EQ(files.files, w.options.ranks);
+    std::vector<std::string> warnings;
+    sim::SimulationInput in;
+    in.network = sim::parse_network_config("topology: [ " + topology + " ]\nnpus_count: [ " + std::to_string(w.options.ranks) +
+                                               " ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n",
+                                           "net.yml", warnings);
+    in.system = sim::parse_system_config(
+        R"({"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1, "preferred-dataset-splits": 4,
+            "all-reduce-implementation": ["ring"], "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
+            "all-to-all-implementation": ["direct"], "collective-optimization": "baseline", "local-mem-bw": 1600})",
+        "sys.json", warnings);
+    in.graphs = sim::read_workload_prefix(prefix, static_cast<int>(w.options.ranks));
+    in.comm_groups = sim::read_comm_groups(comm_groups_path(prefix));
+    in.comm_groups_source = comm_groups_path(prefix);
+    return sim::simulate(in);
+}
+
+TEST(GenerateChakra, FilesCarryGroupsAndPeersAndSimulate) {
+    GenerateOptions o = small(GenModel::Gpt);
+    o.ranks = 8, o.tp = 2, o.pp = 2, o.micro_batches = 4;
+    const GenWorkload w = build(o);
+    const sim::SimulationResult r = write_and_simulate(w, "gpt");
+    EXPECT_TRUE(r.errors.empty()) << (r.errors.empty() ? "" : r.errors[0]);
+    ASSERT_EQ(r.ranks.size(), 8u);
+    // Rank 5 (tp 1, dp 0, stage 1): its collectives name its TP and DP groups, its messages rank 1.
+    const sim::RankGraph g = sim::read_rank_graph(testing::scratch_dir("generate_gpt") + "/w.5.et", 5);
+    const RankProgram& p = w.program(5);
+    ASSERT_EQ(g.nodes.size(), p.ops.size());
+    std::set<int32_t> groups;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        const sim::WorkloadNode& n = g.nodes[i];
+        const GenOp& op = p.ops[i];
+        if (op.kind == GenOpKind::Collective) {
+            EXPECT_EQ(n.comm_group, w.layout.group_id(op.group, 5));
+            EXPECT_EQ(n.comm_size, op.bytes);
+            groups.insert(n.comm_group);
+        } else if (op.kind == GenOpKind::Send || op.kind == GenOpKind::Recv) {
+            EXPECT_EQ(op.kind == GenOpKind::Send ? n.comm_dst : n.comm_src, 1);
+            EXPECT_EQ(op.kind == GenOpKind::Send ? n.comm_src : n.comm_dst, 5);
+        } else {
+            EXPECT_EQ(n.num_ops, op.flops);
+            EXPECT_EQ(n.tensor_size, op.bytes);
+            EXPECT_GE(n.duration_us, 1u);
+        }
+    }
+    EXPECT_EQ(groups, (std::set<int32_t>{static_cast<int32_t>(w.layout.group_id(GenGroup::Tensor, 5)),
+                                         static_cast<int32_t>(w.layout.group_id(GenGroup::Data, 5))}));
+    EXPECT_EQ(groups.size(), 2u);
+}
+
+TEST(GenerateChakra, EveryMixSimulatesToTheEnd) {
+    struct Case {
+        const char* name;
+        GenerateOptions o;
+    };
+    std::vector<Case> cases;
+    auto add = [&](const char* name, GenModel m, auto&& set) {
+        GenerateOptions o = small(m);
+        set(o);
+        cases.push_back({name, o});
+    };
+    add("gpipe", GenModel::Gpt, [](GenerateOptions& o) { o.ranks = 8, o.pp = 4, o.tp = 2, o.schedule = GenSchedule::GPipe; });
+    add("1f1b_deep", GenModel::Gpt, [](GenerateOptions& o) { o.ranks = 8, o.pp = 4, o.micro_batches = 7; });
+    add("zero", GenModel::Llama, [](GenerateOptions& o) { o.ranks = 8, o.pp = 2, o.tp = 2, o.sharding = GenSharding::Zero; });
+    add("fsdp", GenModel::Gpt, [](GenerateOptions& o) { o.ranks = 8, o.pp = 2, o.sharding = GenSharding::Fsdp; });
+    add("moe", GenModel::Moe, [](GenerateOptions& o) { o.ranks = 16, o.tp = 2, o.pp = 2, o.ep = 2, o.experts = 4, o.ffn = 256; });
+    add("dlrm", GenModel::Dlrm, [](GenerateOptions& o) { o.ranks = 8, o.tables = 10, o.micro_batch = 32; });
+    for (const Case& c : cases) {
+        const GenWorkload w = build(c.o);
+        const sim::SimulationResult r = write_and_simulate(w, c.name);
+        EXPECT_TRUE(r.errors.empty()) << c.name << ": " << (r.errors.empty() ? "" : r.errors[0]);
+        for (const auto& rank : r.ranks) EXPECT_GT(rank.finish_ns, 0u) << c.name;
+    }
+}
+
+TEST(GenerateChakra, RanksAlikeAreEncodedOnce) {
+    GenerateOptions o = small(GenModel::Gpt);
+    o.ranks = 32;  // pure data parallelism: every rank the same file
+    const GenWorkload w = build(o);
+    const std::string prefix = testing::scratch_dir("generate_dp") + "/w";
+    const RankFilesStats s = write_generated_chakra(w, prefix, 2);
+    EXPECT_EQ(s.encodings, 1);
+    EXPECT_EQ(s.files, 32);
+    EXPECT_EQ(std::filesystem::file_size(prefix + ".31.et"), s.file_bytes[0]);
+    EXPECT_EQ(rank_ranges({0, 1, 2, 5, 7, 8}), "0-2,5,7-8");
+}
+
+}  // namespace
+}  // namespace mimic::compose
