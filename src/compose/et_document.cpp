@@ -1,0 +1,146 @@
+#include "compose/et_document.h"
+
+#include "support/error.h"
+#include "trace/value_types.h"
+
+namespace mimic::compose {
+
+EtDocument EtDocument::from_json(JsonValue root, const std::string& path) {
+    EtDocument doc;
+    doc.path_ = path;
+    if (!root.is_object()) fail({path, -1, -1, ""}, "not an execution trace: the document is not a JSON object");
+    const JsonValue* schema = root.find("schema");
+    if (!schema || !schema->is_string())
+        fail({path, -1, -1, "schema"}, "not a PyTorch execution trace: no schema version string");
+    doc.schema_ = schema->as_string();
+    const JsonValue* nodes = root.find("nodes");
+    if (!nodes || !nodes->is_array()) fail({path, -1, -1, "nodes"}, "not a PyTorch execution trace: no nodes array");
+    bool any_ctrl_deps = false;
+    for (const JsonValue& node : nodes->items()) {
+        if (!node.is_object()) fail({path, -1, -1, "nodes"}, "a node is not a JSON object");
+        const JsonValue* id = node.find("id");
+        if (!id || !id->is_integer()) fail({path, -1, -1, "id"}, "a node has no integer id");
+        if (node.find("ctrl_deps")) any_ctrl_deps = true;
+        if (const JsonValue* in = node.find("inputs")) doc.nested_io_ = doc.nested_io_ || in->is_object();
+    }
+    doc.parent_key_ = any_ctrl_deps ? "ctrl_deps" : "parent";
+    doc.root_ = std::move(root);
+    return doc;
+}
+
+EtDocument EtDocument::read(const std::string& path) { return from_json(read_json_file(path), path); }
+
+void EtDocument::write(const std::string& path) const { write_json_file(path, root_, true); }
+
+int64_t EtDocument::id(const JsonValue& node) { return node.find("id")->as_int(); }
+
+std::string_view EtDocument::name(const JsonValue& node) {
+    const JsonValue* n = node.find("name");
+    return n && n->is_string() ? std::string_view(n->as_string()) : std::string_view();
+}
+
+int64_t EtDocument::parent(const JsonValue& node) const {
+    const JsonValue* p = node.find(parent_key_);
+    return p && p->is_integer() ? p->as_int() : 0;
+}
+
+void EtDocument::set_parent(JsonValue& node, int64_t parent_id) const {
+    JsonValue& p = node[parent_key_];
+    p = parent_id < 0 ? JsonValue::of_int(parent_id) : JsonValue::of_uint(static_cast<uint64_t>(parent_id));
+}
+
+JsonValue* EtDocument::field(JsonValue& node, std::string_view key) {
+    if (JsonValue* direct = node.find(key)) return direct;
+    JsonValue* attrs = node.find("attrs");
+    if (!attrs || !attrs->is_array()) return nullptr;
+    for (JsonValue& attr : attrs->items()) {
+        const JsonValue* n = attr.is_object() ? attr.find("name") : nullptr;
+        if (n && n->is_string() && n->as_string() == key) return attr.find("value");
+    }
+    return nullptr;
+}
+
+const JsonValue* EtDocument::field(const JsonValue& node, std::string_view key) {
+    return field(const_cast<JsonValue&>(node), key);
+}
+
+EtValues EtDocument::io(JsonValue& node, bool inputs) const {
+    EtValues out;
+    const char* side = inputs ? "inputs" : "outputs";
+    JsonValue* v = node.find(side);
+    if (!v) return out;
+    if (v->is_object()) {
+        out.values = v->find("values");
+        out.shapes = v->find("shapes");
+        out.types = v->find("types");
+        out.strides = v->find("strides");
+        return out;
+    }
+    out.values = v;
+    out.shapes = node.find(inputs ? "input_shapes" : "output_shapes");
+    out.types = node.find(inputs ? "input_types" : "output_types");
+    out.strides = node.find(inputs ? "input_strides" : "output_strides");
+    return out;
+}
+
+bool is_tensor_value(const JsonValue& v) {
+    if (!v.is_array() || v.items().size() < 5 || v.items().size() > 6) return false;
+    for (size_t i = 0; i < 5; ++i)
+        if (!v.items()[i].is_integer()) return false;
+    return v.items().size() == 5 || v.items()[5].is_string();
+}
+
+namespace {
+
+using TensorFn = std::function<void(JsonValue& value, JsonValue* shape)>;
+
+std::string_view list_inside(std::string_view type) {
+    for (std::string_view head : {"GenericList[", "Tuple[", "List["})
+        if (type.rfind(head, 0) == 0 && type.back() == ']') return type.substr(head.size(), type.size() - head.size() - 1);
+    return {};
+}
+
+void visit_value(JsonValue& value, JsonValue* shape, std::string_view type, bool typed, const TensorFn& fn, int depth) {
+    if (depth > 32) return;
+    if (typed ? type.rfind("Tensor", 0) == 0 : is_tensor_value(value)) {
+        if (is_tensor_value(value)) fn(value, shape);
+        return;
+    }
+    if (!value.is_array()) return;
+    std::vector<std::string_view> inner;
+    if (typed) {
+        std::string_view list = list_inside(type);
+        if (list.empty()) return;
+        inner = split_type_list(list);
+    }
+    std::vector<JsonValue>& items = value.items();
+    for (size_t i = 0; i < items.size(); ++i) {
+        JsonValue* item_shape = shape && shape->is_array() && i < shape->items().size() ? &shape->items()[i] : nullptr;
+        std::string_view item_type = i < inner.size() ? inner[i] : (inner.empty() ? std::string_view() : inner.back());
+        visit_value(items[i], item_shape, item_type, typed && !inner.empty(), fn, depth + 1);
+    }
+}
+
+}  // namespace
+
+void visit_tensors(const EtValues& side, const TensorFn& fn) {
+    if (!side.values || !side.values->is_array()) return;
+    std::vector<JsonValue>& values = side.values->items();
+    for (size_t i = 0; i < values.size(); ++i) {
+        JsonValue* shape = side.shapes && side.shapes->is_array() && i < side.shapes->items().size()
+                               ? &side.shapes->items()[i]
+                               : nullptr;
+        const JsonValue* type = side.types && side.types->is_array() && i < side.types->items().size()
+                                    ? &side.types->items()[i]
+                                    : nullptr;
+        bool typed = type && type->is_string();
+        visit_value(values[i], shape, typed ? std::string_view(type->as_string()) : std::string_view(), typed, fn, 0);
+    }
+}
+
+bool is_root_label(std::string_view name) {
+    return name.rfind("[pytorch|profiler|execution_graph|", 0) == 0 ||
+           name.rfind("[pytorch|profiler|execution_trace|", 0) == 0;
+}
+
+}  // namespace mimic::compose
