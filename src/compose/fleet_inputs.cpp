@@ -19,6 +19,14 @@ bool is_recording(const fs::path& dir) {
     return fs::is_regular_file(dir / "et.json.gz", ec) || fs::is_regular_file(dir / "et.json", ec);
 }
 
+// PREFIX.comm_groups.json sits beside a Chakra workload's PREFIX.<rank>.et
+// as profile.json sits beside an ET: a part of the workload, not a member.
+bool is_companion(const fs::path& file) {
+    const std::string name = file.filename().string();
+    const std::string suffix = ".comm_groups.json";
+    return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 void walk(const fs::path& path, int depth, std::vector<FleetInput>& out) {
     std::error_code ec;
     const fs::file_status st = fs::status(path, ec);
@@ -56,7 +64,8 @@ void walk(const fs::path& path, int depth, std::vector<FleetInput>& out) {
         return;
     }
     std::sort(entries.begin(), entries.end());
-    for (const fs::path& p : entries) walk(p, depth + 1, out);
+    for (const fs::path& p : entries)
+        if (!is_companion(p)) walk(p, depth + 1, out);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The members of a fleet: every trace under the paths given. A directory is
 // walked recursively; a `mimic record` directory (et.json.gz beside
 // profile.json and meta.json) is one member, read with its profile and meta
-// as the other commands read it; any other file is a member to be tried, so
+// as the other commands read it; PREFIX.comm_groups.json beside a Chakra
+// workload is part of it, not a member; any other file is a member to be tried, so
 // a file that is not a trace is listed as unreadable rather than silently
 // ignored. The order is fixed (paths as given, each directory's entries
 // sorted by name), so every shard of a run numbers the members alike.

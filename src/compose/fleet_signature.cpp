@@ -55,8 +55,13 @@ public:
         s.time_source = time_source_name(device);
         for (NodeIndex n : nesting_.order) {
             if (!analysis::is_top_level_operator(nesting_, n) || !classes_[n.value].is_host_operator()) continue;
-            add_host_op(n, !device, s);
+            add_op(n, !device, s);
         }
+        // A Chakra trace made for a simulator (mimic generate, Chakra's own
+        // generators) has no host operators: its device nodes are the work.
+        if (s.ops == 0 && trace_.format == TraceFormat::Chakra)
+            for (uint32_t i = 0; i < trace_.nodes.size(); ++i)
+                if (classes_[i].on_device && classes_[i].category != OpCategory::Communication) add_op(NodeIndex(i), !device, s);
         if (device) add_device_time(s);
         add_collectives(s);
         return s;
@@ -88,15 +93,18 @@ private:
         return static_cast<size_t>(model::family_of(base_name(trace_.name(trace_.nodes[n.value]))));
     }
 
+    // A Chakra node's integer attribute, -1 when it has none.
+    int64_t chakra_int(const Node& node, const char* name) const {
+        if (trace_.format != TraceFormat::Chakra) return -1;
+        const Attr* a = trace_.find_attr(node, name);
+        return a && a->value.kind == ValueKind::Int && a->value.payload.i >= 0 ? a->value.payload.i : -1;
+    }
+
     // FLOPs of a top-level op: a Chakra node's num_ops where written, else the
     // outermost op below it with a FLOP formula (linear, not also its addmm),
     // as `mimic convert` counts them.
     int64_t op_flops_below(NodeIndex top) {
-        const Node& node = trace_.nodes[top.value];
-        if (trace_.format == TraceFormat::Chakra) {
-            if (const Attr* a = trace_.find_attr(node, "num_ops"); a && a->value.kind == ValueKind::Int && a->value.payload.i >= 0)
-                return a->value.payload.i;
-        }
+        if (const int64_t n = chakra_int(trace_.nodes[top.value], "num_ops"); n >= 0) return n;
         int64_t flops = 0;
         bool any = false;
         stack_.assign(1, top);
@@ -114,7 +122,17 @@ private:
         return any ? flops : -1;
     }
 
-    void add_host_op(NodeIndex n, bool charge_time, Signature& s) {
+    // Bytes an op reads and writes: its tensors, else a Chakra node's tensor_size.
+    uint64_t op_bytes(const Node& node) const {
+        const uint64_t b = tensor_bytes(trace_, node.inputs) + tensor_bytes(trace_, node.outputs);
+        if (b > 0) return b;
+        const int64_t size = chakra_int(node, "tensor_size");
+        return size > 0 ? static_cast<uint64_t>(size) : 0;
+    }
+
+    // One operator: its FLOPs, bytes and (unless the trace's device work is
+    // charged instead) its time.
+    void add_op(NodeIndex n, bool charge_time, Signature& s) {
         ++s.ops;
         const size_t bucket = bucket_of(n);
         // Communication's bytes and estimated time come from its collectives.
@@ -126,7 +144,7 @@ private:
         const int64_t flops = op_flops_below(n);
         // Views only relabel memory: no bytes move.
         const bool view = bucket == static_cast<size_t>(model::OpFamily::View);
-        const uint64_t bytes = view ? 0 : tensor_bytes(trace_, node.inputs) + tensor_bytes(trace_, node.outputs);
+        const uint64_t bytes = view ? 0 : op_bytes(node);
         if (flops > 0) {
             s.flops[bucket] += static_cast<double>(flops);
             ++s.gemm_flops_hist[hist_bucket(static_cast<double>(flops), kGemmFlopsLog2Lo)];
@@ -173,7 +191,10 @@ private:
             for (uint32_t i = 0; i < trace_.nodes.size(); ++i) {
                 if (!classes_[i].on_device) continue;
                 const NodeIndex n(i);
-                const size_t bucket = classes_[i].category == OpCategory::Communication ? kCommBucket : bucket_of_launcher(chakra_launcher(n));
+                const NodeIndex launcher = chakra_launcher(n);
+                const size_t bucket = classes_[i].category == OpCategory::Communication ? kCommBucket
+                                      : launcher == kNoNode                              ? bucket_of(n)
+                                                                                         : bucket_of_launcher(launcher);
                 s.time_us[bucket] += static_cast<double>(trace_.nodes[i].chakra_duration_us);
             }
             return;
@@ -184,13 +205,24 @@ private:
         }
     }
 
+    // Collectives' messages, and in an untimed trace their time at nominal
+    // rates. A trace that times its compute but not its collectives (Chakra
+    // COMM nodes leave their duration, 0, to the simulator) gets no made-up
+    // time for them: nominal network rates beside measured or device-spec
+    // compute would decide the time shares by our guess. Their messages
+    // still weigh in the byte share.
     void add_collectives(Signature& s) const {
         const std::vector<analysis::CollectiveCall> calls = analysis::find_collectives(trace_, classes_, nesting_, times_);
+        bool untimed_comm = false;
         for (const analysis::CollectiveCall& c : calls) {
             ++s.collectives;
             s.bytes[kCommBucket] += static_cast<double>(c.bytes);
-            if (!times_.timed()) s.time_us[kCommBucket] += kNominalCommLatencyUs + static_cast<double>(c.bytes) / kNominalCommBytesPerUs;
+            if (!times_.timed())
+                s.time_us[kCommBucket] += kNominalCommLatencyUs + static_cast<double>(c.bytes) / kNominalCommBytesPerUs;
+            else if (times_.source() == analysis::TimeSource::Chakra && times_.duration_us(c.node) <= 0)
+                untimed_comm = true;
         }
+        if (untimed_comm) s.time_source += "+untimed_comm";
     }
 
     const Trace& trace_;

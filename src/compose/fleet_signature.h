@@ -36,7 +36,10 @@ struct Signature {
     // Where the times come from: "profile" / "chakra" (host operators'
     // times), "profile_device" / "chakra_device" (the device work each
     // operator launched), "estimated" (nominal rates, see fleet_signature.cpp)
-    // or "estimated_costs" (the cost model of a `mimic calibrate` database).
+    // or "estimated_costs" (the cost model of a `mimic calibrate` database);
+    // "+untimed_comm" when the trace times its compute but not its
+    // collectives (Chakra COMM nodes leave that to the simulator): their
+    // time share is then 0 and they count by bytes alone.
     std::string time_source;
     uint64_t ops = 0;  // top-level operators counted
     std::array<double, kBuckets> time_us{};
