@@ -57,10 +57,9 @@ void encode_rank_graph(const sim::RankGraph& graph, ChakraWireEncoder& out) {
         const uint64_t us = n.duration_ns ? static_cast<uint64_t>(std::llround(static_cast<double>(n.duration_ns) / 1000.0)) : n.duration_us;
         if (us) out.varint_field(PbNode::kDurationMicrosFieldNumber, us);
         chakra_varint_attr(out, kAttr, "is_cpu_op", AttributeProto::kBoolValFieldNumber, n.is_cpu_op ? 1 : 0);
-        if (n.type == ChakraNodeType::Comp) {
-            if (n.num_ops) int64_attr(out, "num_ops", static_cast<int64_t>(n.num_ops));
-            if (n.tensor_size) chakra_varint_attr(out, kAttr, "tensor_size", AttributeProto::kUint64ValFieldNumber, n.tensor_size);
-        }
+        // Written whatever the node type: a converted trace sets them on communication too.
+        if (n.num_ops) int64_attr(out, "num_ops", static_cast<int64_t>(n.num_ops));
+        if (n.tensor_size) chakra_varint_attr(out, kAttr, "tensor_size", AttributeProto::kUint64ValFieldNumber, n.tensor_size);
         if (is_comm(n)) {
             if (n.type == ChakraNodeType::CommColl) int64_attr(out, "comm_type", static_cast<int64_t>(n.comm_type));
             int64_attr(out, "comm_size", static_cast<int64_t>(n.comm_size));

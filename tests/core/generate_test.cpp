@@ -9,12 +9,14 @@
 
 #include "compose/generate_chakra.h"
 #include "compose/generate_dlrm.h"
+#include "compose/generate_from.h"
 #include "compose/generate_options.h"
 #include "compose/generate_summary.h"
 #include "compose/generate_transformer.h"
 #include "compose/generate_workload.h"
 #include "model/device_spec.h"
 #include "sim/simulator.h"
+#include "sim/trace_workload.h"
 #include "sim/workload_graph.h"
 #include "test_support.h"
 
@@ -340,6 +342,25 @@ TEST(GenerateChakra, RanksAlikeAreEncodedOnce) {
     EXPECT_EQ(s.files, 32);
     EXPECT_EQ(std::filesystem::file_size(prefix + ".31.et"), s.file_bytes[0]);
     EXPECT_EQ(rank_ranges({0, 1, 2, 5, 7, 8}), "0-2,5,7-8");
+}
+
+TEST(GenerateFrom, ExpandsARecordedTraceAsSimulateRanksReadsIt) {
+    MIMIC_REQUIRE_TRACE("pytorch/resnet_et.json.gz");
+    const std::string et = testing::trace_path("pytorch/resnet_et.json.gz");
+    const std::string profile = testing::trace_path("pytorch/resnet_kineto.json.gz");
+    const std::string prefix = testing::scratch_dir("generate_from") + "/w";
+    const FromTraceResult r = expand_trace(et, profile, 6, prefix, 2);
+    EXPECT_EQ(r.files.files, 6);
+    EXPECT_EQ(r.files.encodings, 1);
+    // The files hold the graph `simulate TRACE --ranks 6` builds in memory.
+    std::vector<std::string> notes;
+    const sim::TraceWorkload direct = sim::read_trace_workload({et}, profile);
+    const auto replicated = sim::replicate_ranks(direct.graphs[0], 6, notes);
+    for (int rank : {0, 5}) {
+        const sim::RankGraph g = sim::read_rank_graph(prefix + "." + std::to_string(rank) + ".et", rank);
+        EXPECT_TRUE(g.same_graph(*replicated[0])) << rank;
+    }
+    EXPECT_NE(testing::error_message_of([&] { expand_trace(et, profile, 1 << 25, prefix, 2); }).find("--ranks"), std::string::npos);
 }
 
 }  // namespace
