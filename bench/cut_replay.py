@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Does a cut replay as its region did inside the full replay (issue: cut within 5%)?
+
+For each built-in model: record it, replay the whole iteration with per-op times, then cut
+regions out of the ET with `mimic cut` and replay each alone. A region is a top-level op's
+subtree (the largest ops by replay time) or a block of consecutive top-level ops (the
+forward pass, `--nodes A..B`). Compared: the region's op time inside the full replay (sum of
+its top-level ops' per-op times) against the cut's op time replayed alone.
+
+usage: bench/cut_replay.py BUILD_DIR [--models mlp,cnn,transformer] [--regions 3] [--json OUT]
+Run on a quiet machine: timings of other processes' load swamp a 5% target.
+"""
+import argparse
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def run(cmd, env=None):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    if r.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{r.stderr[-2000:]}")
+    return r.stdout
+
+
+def op_times(mimic, et, out, env):
+    run([mimic, "replay", et, "--threads", "1", "--op-times", out, "--warmup", "2", "--iters", "5",
+         "--op-passes", "9", "--no-profiled-pass"], env)
+    return json.load(open(out))["ops"]
+
+
+def top_level_forward_block(et_path, ops):
+    """The ids of the first top-level op to the last one before the loss: the forward pass."""
+    names = [(o["node_id"], o["name"]) for o in ops]
+    loss = next((i for i, (_, n) in enumerate(names) if "loss" in n or "nll" in n), None)
+    if not loss or loss < 2:
+        return None
+    first = next((i for i, (_, n) in enumerate(names) if n not in ("aten::empty", "aten::zeros", "aten::zero_", "aten::fill_")), 0)
+    return names[first][0], names[loss - 1][0]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--models", default="mlp,cnn,transformer")
+    ap.add_argument("--regions", type=int, default=3)
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    mimic = os.path.join(args.build, "mimic")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for model in args.models.split(","):
+            rec = os.path.join(tmp, model)
+            run([mimic, "record", "--workload", model, "--out", rec, "--threads", "1"], env)
+            et = os.path.join(rec, "et.json.gz")
+            full = op_times(mimic, et, os.path.join(tmp, model + "_full.json"), env)
+            by_id = {o["node_id"]: o for o in full}
+            regions = []
+            for o in sorted(full, key=lambda o: -o["replay_us"])[: args.regions]:
+                regions.append(("op " + o["name"], ["--subtree", str(o["node_id"])], [o["node_id"]]))
+            block = top_level_forward_block(et, full)
+            if block:
+                ids = [i for i in by_id if block[0] <= i <= block[1]]
+                regions.append((f"forward block {block[0]}..{block[1]}", ["--nodes", f"{block[0]}..{block[1]}"], ids))
+            for label, selector, ids in regions:
+                cut = os.path.join(tmp, f"{model}_cut.json")
+                run([mimic, "cut", et, *selector, "-o", cut], env)
+                alone = op_times(mimic, cut, os.path.join(tmp, model + "_cut_times.json"), env)
+                inside_us = sum(by_id[i]["replay_us"] for i in ids if i in by_id)
+                alone_us = sum(o["replay_us"] for o in alone)
+                err = (alone_us / inside_us - 1) * 100 if inside_us else float("nan")
+                results.append({"model": model, "region": label, "ops": len(alone), "inside_full_replay_us": inside_us,
+                                "cut_alone_us": alone_us, "error_pct": err})
+                print(f"{model:12s} {label:40s} {len(alone):4d} ops  inside {inside_us:10.1f} us  alone {alone_us:10.1f} us  {err:+6.1f}%",
+                      flush=True)
+    errs = [abs(r["error_pct"]) for r in results]
+    summary = {"regions": len(results), "mean_abs_error_pct": sum(errs) / len(errs), "max_abs_error_pct": max(errs),
+               "within_5pct": sum(e <= 5 for e in errs)}
+    print(f"{summary['within_5pct']} of {len(results)} regions within 5%; mean |error| {summary['mean_abs_error_pct']:.1f}%, "
+          f"max {summary['max_abs_error_pct']:.1f}%")
+    if args.json:
+        json.dump({"results": results, "summary": summary}, open(args.json, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()
