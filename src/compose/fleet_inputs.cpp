@@ -27,7 +27,19 @@ bool is_companion(const fs::path& file) {
     return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-void walk(const fs::path& path, int depth, std::vector<FleetInput>& out) {
+bool is_excluded(const fs::path& path, const fs::path& exclude) {
+    if (exclude.empty()) return false;
+    std::error_code ec;
+    const fs::path p = fs::weakly_canonical(path, ec);
+    if (ec) return false;
+    auto e = exclude.begin(), q = p.begin();
+    for (; e != exclude.end(); ++e, ++q)
+        if (q == p.end() || *q != *e) return false;
+    return true;
+}
+
+void walk(const fs::path& path, int depth, const fs::path& exclude, std::vector<FleetInput>& out) {
+    if (is_excluded(path, exclude)) return;
     std::error_code ec;
     const fs::file_status st = fs::status(path, ec);
     if (ec || !fs::exists(st)) {
@@ -65,14 +77,18 @@ void walk(const fs::path& path, int depth, std::vector<FleetInput>& out) {
     }
     std::sort(entries.begin(), entries.end());
     for (const fs::path& p : entries)
-        if (!is_companion(p)) walk(p, depth + 1, out);
+        if (!is_companion(p)) walk(p, depth + 1, exclude, out);
 }
 
 }  // namespace
 
-std::vector<FleetInput> list_fleet_inputs(const std::vector<std::string>& paths) {
+std::vector<FleetInput> list_fleet_inputs(const std::vector<std::string>& paths, const std::string& exclude) {
     std::vector<FleetInput> out;
-    for (const std::string& p : paths) walk(fs::path(p), 0, out);
+    std::error_code ec;
+    fs::path excluded = exclude.empty() ? fs::path() : fs::weakly_canonical(exclude, ec);
+    if (ec) excluded.clear();
+    if (!excluded.empty() && excluded.filename().empty()) excluded = excluded.parent_path();  // "out/"
+    for (const std::string& p : paths) walk(fs::path(p), 0, excluded, out);
     return out;
 }
 

@@ -22,7 +22,10 @@ struct FleetInput {
     std::string problem;  // set when the walk itself failed (no such path, unlistable directory)
 };
 
-std::vector<FleetInput> list_fleet_inputs(const std::vector<std::string>& paths);
+// `exclude` (the run's own output, "" for none) and everything under it is
+// left out: a fleet written into its own directory must not count its
+// representatives as members on the next run.
+std::vector<FleetInput> list_fleet_inputs(const std::vector<std::string>& paths, const std::string& exclude = "");
 
 // A fingerprint of the listing (FNV-1a over the member paths), so that merge
 // can refuse parts made from different listings.

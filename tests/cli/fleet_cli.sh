@@ -69,6 +69,13 @@ ls "$work/merged/representatives" | grep -q "^c0-" || fail "merge wrote no repre
 "$mimic" fleet "$fleet/linear" -o "$work/lin" --json - 2> /dev/null | python3 -c "import json,sys; assert json.load(sys.stdin)['clustering']['k'] == 1" \
     || fail "--json -"
 
+# An output inside the fleet is not read back as members on the next run.
+for run in 1 2; do
+    "$mimic" fleet "$fleet/linear" -o "$fleet/linear/out/" --json "$work/lin$run.json" > /dev/null 2>&1 || fail "fleet -o inside the fleet, run $run"
+done
+python3 -c "import json,sys; f=json.load(open(sys.argv[1])); assert f['members'] == 3, f['members']" "$work/lin2.json" || fail "the output was read as members"
+rm -rf "$fleet/linear/out"
+
 # Bad input: one line, exit 1.
 mkdir "$work/bad" && printf 'x' > "$work/bad/a.et"
 "$mimic" fleet "$work/bad" -o "$work/o" > /dev/null 2> "$work/e1" && fail "a fleet with nothing readable succeeded"

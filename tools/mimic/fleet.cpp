@@ -120,7 +120,7 @@ int run(const FleetArgs& args) {
         const int threads = args.threads > 0 ? args.threads : (counts.empty() ? 1 : counts.front());
         costs.emplace(*db, threads);
     }
-    const std::vector<fleet::FleetInput> inputs = fleet::list_fleet_inputs(args.inputs);
+    const std::vector<fleet::FleetInput> inputs = fleet::list_fleet_inputs(args.inputs, args.out);
     const auto [shard, shards] = args.shard.empty() ? std::pair<int, int>{0, 1} : parse_shard(args.shard);
     std::vector<fleet::FleetItem> items = scan(args, inputs, shard, shards, costs ? &*costs : nullptr);
 
