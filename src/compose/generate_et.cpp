@@ -1,11 +1,492 @@
 #include "compose/generate_et.h"
 
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "compose/generate_et_builder.h"
+#include "compose/generate_layout.h"
 #include "support/error.h"
+#include "support/json_writer.h"
+#include "support/output.h"
 
 namespace mimic::compose {
+namespace {
 
-EtGenerateResult write_generated_et(const GenerateOptions&, const std::string&) {
-    fail({"--format", -1, -1, ""}, "et is not written yet");
+// Schemas as libtorch 1.13's dispatcher prints them (FunctionSchema's text),
+// which is what its execution-trace observer writes as op_schema.
+namespace schema {
+const char* native_layer_norm =
+    "aten::native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)";
+const char* native_layer_norm_backward =
+    "aten::native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, "
+    "Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)";
+const char* addmm = "aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor";
+const char* mm = "aten::mm(Tensor self, Tensor mat2) -> Tensor";
+const char* bmm = "aten::bmm(Tensor self, Tensor mat2) -> Tensor";
+const char* view = "aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)";
+const char* transpose = "aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)";
+const char* t = "aten::t(Tensor(a) self) -> Tensor(a)";
+const char* contiguous = "aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)";
+const char* mul_scalar = "aten::mul.Scalar(Tensor self, Scalar other) -> Tensor";
+const char* softmax = "aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor";
+const char* softmax_backward = "aten::_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor";
+const char* add = "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor";
+const char* add_ = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)";
+const char* gelu = "aten::gelu(Tensor self, *, str approximate=\"none\") -> Tensor";
+const char* gelu_backward = "aten::gelu_backward(Tensor grad_output, Tensor self, *, str approximate=\"none\") -> Tensor";
+const char* embedding =
+    "aten::embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor";
+const char* embedding_backward =
+    "aten::embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor";
+const char* log_softmax = "aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor";
+const char* log_softmax_backward =
+    "aten::_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor";
+const char* nll_loss = "aten::nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)";
+const char* nll_loss_backward =
+    "aten::nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor";
+const char* ones_like =
+    "aten::ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, "
+    "MemoryFormat? memory_format=None) -> Tensor";
+const char* sum = "aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor";
+const char* cat = "aten::cat(Tensor[] tensors, int dim=0) -> Tensor";
+const char* allreduce =
+    "c10d::allreduce_(Tensor[] _0, __torch__.torch.classes.c10d.ProcessGroup _1, __torch__.torch.classes.c10d.ReduceOp _2, int _3) "
+    "-> (Tensor[] _0, __torch__.torch.classes.c10d.Work _1)";
+}  // namespace schema
+
+using Shape = std::vector<int64_t>;
+
+struct Param {
+    EtTensor value, grad;
+};
+
+// One Python-level collective call, for meta.json (group and whether the
+// caller waited), as mimic's recorder writes them.
+struct PyCall {
+    std::string pg_name;
+    bool async_op = false;
+};
+
+// Forward and backward of a GPT (Megatron layout: sequence-first tokens,
+// tensor-parallel attention heads and MLP width, vocabulary-parallel
+// embedding tied to the output layer), op by op as PyTorch's autograd runs
+// them, for one rank.
+class GptEt {
+public:
+    GptEt(const GenerateOptions& o, const RankLayout& layout, int64_t rank)
+        : o_(o), b_(1000 + rank), s_(o.seq), bt_(o.micro_batch), h_(o.hidden), np_(o.heads / o.tp), hn_(o.head_dim()),
+          hl_(o.hidden / o.tp), fl_(o.ffn / o.tp), vl_(o.padded_vocab() / o.tp), N_(o.seq * o.micro_batch) {
+        dtype_ = o.dtype == "fp32" ? "float" : o.dtype == "bf16" ? "c10::BFloat16" : "c10::Half";
+        scalar_type_ = o.dtype == "fp32" ? 6 : o.dtype == "bf16" ? 15 : 5;
+        item_ = static_cast<int>(o.dtype_bytes());
+        const int64_t tp_id = layout.group_id(GenGroup::Tensor, rank), dp_id = layout.group_id(GenGroup::Data, rank);
+        tp_group_ = o.tp > 1 ? std::to_string(tp_id) : "";
+        dp_group_ = o.dp > 1 ? std::to_string(dp_id) : "";
+    }
+
+    std::string build(std::vector<PyCall>& calls) {
+        calls_ = &calls;
+        make_params();
+        for (int64_t m = 0; m < o_.micro_batches; ++m) {
+            const bool last = m == o_.micro_batches - 1;
+            Activations a = forward();
+            backward(a, last);
+        }
+        optimizer();
+        return b_.finish();
+    }
+    size_t ops() const { return b_.ops(); }
+
+private:
+    struct Layer {
+        Param ln1w, ln1b, wq, bq, wk, bk, wv, bv, wo, bo, ln2w, ln2b, w1, b1, w2, b2;
+    };
+    struct LayerActs {
+        EtTensor x, y1, mean1, rstd1, qt, kt, vt, probs, ctx2, x1, y2, mean2, rstd2, h1, g;
+    };
+    struct Activations {
+        std::vector<LayerActs> layers;
+        EtTensor xl, yf, meanf, rstdf, lsm, loss, total_weight;
+    };
+
+    EtTensor T(Shape s) { return b_.tensor(std::move(s), dtype_, item_); }
+    Param P(Shape s) { return {T(std::move(s)), {}}; }
+    static EtValue v(const EtTensor& t) { return EtBuilder::v(t); }
+
+    void make_params() {
+        emb_ = P({vl_, h_});
+        pos_ = P({s_, 1, h_});
+        for (int64_t l = 0; l < o_.layers; ++l) {
+            Layer L;
+            L.ln1w = P({h_}), L.ln1b = P({h_});
+            L.wq = P({h_, hl_}), L.bq = P({hl_}), L.wk = P({h_, hl_}), L.bk = P({hl_}), L.wv = P({h_, hl_}), L.bv = P({hl_});
+            L.wo = P({hl_, h_}), L.bo = P({h_});
+            L.ln2w = P({h_}), L.ln2b = P({h_});
+            L.w1 = P({h_, fl_}), L.b1 = P({fl_}), L.w2 = P({fl_, h_}), L.b2 = P({h_});
+            layers_.push_back(L);
+        }
+        lnfw_ = P({h_}), lnfb_ = P({h_});
+        ids_ = b_.tensor({N_}, "long int", 8);
+        targets_ = b_.tensor({N_}, "long int", 8);
+    }
+
+    // Registration order, as model.parameters() lists them.
+    std::vector<Param*> params() {
+        std::vector<Param*> out{&emb_, &pos_};
+        for (Layer& L : layers_)
+            for (Param* p : {&L.ln1w, &L.ln1b, &L.wq, &L.bq, &L.wk, &L.bk, &L.wv, &L.bv, &L.wo, &L.bo, &L.ln2w, &L.ln2b, &L.w1, &L.b1,
+                             &L.w2, &L.b2})
+                out.push_back(p);
+        out.push_back(&lnfw_);
+        out.push_back(&lnfb_);
+        return out;
+    }
+
+    // --- single ops
+    EtTensor view(const EtTensor& x, Shape s) {
+        const EtTensor out = b_.alias(x, std::move(s));
+        b_.op("aten::view", schema::view, {v(x), EtBuilder::v_ints(out.shape)}, {v(out)});
+        return out;
+    }
+    EtTensor transpose(const EtTensor& x, int64_t d0, int64_t d1) {
+        Shape s = x.shape;
+        std::swap(s[static_cast<size_t>(d0)], s[static_cast<size_t>(d1)]);
+        const EtTensor out = b_.alias(x, s);
+        b_.op("aten::transpose", schema::transpose, {v(x), EtBuilder::v_int(d0), EtBuilder::v_int(d1)}, {v(out)});
+        return out;
+    }
+    EtTensor t(const EtTensor& x) {
+        const EtTensor out = b_.alias(x, {x.shape[1], x.shape[0]});
+        b_.op("aten::t", schema::t, {v(x)}, {v(out)});
+        return out;
+    }
+    EtTensor contiguous(const EtTensor& x) {
+        const EtTensor out = T(x.shape);
+        b_.op("aten::contiguous", schema::contiguous, {v(x), EtBuilder::v_int(0)}, {v(out)});
+        return out;
+    }
+    EtTensor mm(const EtTensor& a, const EtTensor& w) {
+        const EtTensor out = T({a.shape[0], w.shape[1]});
+        b_.op("aten::mm", schema::mm, {v(a), v(w)}, {v(out)});
+        return out;
+    }
+    EtTensor addmm(const EtTensor& bias, const EtTensor& a, const EtTensor& w) {
+        const EtTensor out = T({a.shape[0], w.shape[1]});
+        b_.op("aten::addmm", schema::addmm, {v(bias), v(a), v(w), EtBuilder::v_int(1), EtBuilder::v_int(1)}, {v(out)});
+        return out;
+    }
+    EtTensor bmm(const EtTensor& a, const EtTensor& c) {
+        const EtTensor out = T({a.shape[0], a.shape[1], c.shape[2]});
+        b_.op("aten::bmm", schema::bmm, {v(a), v(c)}, {v(out)});
+        return out;
+    }
+    EtTensor add(const EtTensor& a, const EtTensor& c) {
+        Shape s = a.shape;
+        for (size_t i = 0; i < s.size(); ++i) s[i] = std::max(s[i], c.shape[i]);  // broadcast (same rank here)
+        const EtTensor out = T(s);
+        b_.op("aten::add", schema::add, {v(a), v(c), EtBuilder::v_int(1)}, {v(out)});
+        return out;
+    }
+    EtTensor add_bias(const EtTensor& a, const EtTensor& bias) {
+        const EtTensor out = T(a.shape);
+        b_.op("aten::add", schema::add, {v(a), v(bias), EtBuilder::v_int(1)}, {v(out)});
+        return out;
+    }
+    EtTensor scale(const EtTensor& x, double by) {
+        const EtTensor out = T(x.shape);
+        b_.op("aten::mul", schema::mul_scalar, {v(x), EtBuilder::v_double(by)}, {v(out)});
+        return out;
+    }
+    EtTensor sum0(const EtTensor& x) {
+        const EtTensor out = T({x.shape[1]});
+        b_.op("aten::sum", schema::sum, {v(x), EtBuilder::v_ints({0}), EtBuilder::v_bool(false), EtBuilder::v_none()}, {v(out)});
+        return out;
+    }
+    struct Norm {
+        EtTensor y, mean, rstd;
+    };
+    Norm layer_norm(const EtTensor& x, const Param& w, const Param& bias) {
+        Norm n{T(x.shape), T({x.shape[0], 1}), T({x.shape[0], 1})};
+        n.mean.dtype = n.rstd.dtype = dtype_;
+        b_.op("aten::native_layer_norm", schema::native_layer_norm,
+              {v(x), EtBuilder::v_ints({h_}), v(w.value), v(bias.value), EtBuilder::v_double(1e-5)}, {v(n.y), v(n.mean), v(n.rstd)});
+        return n;
+    }
+    // Returns the input's gradient; accumulates the weight's and bias's.
+    EtTensor layer_norm_backward(const EtTensor& g, const EtTensor& x, const Norm& n, Param& w, Param& bias) {
+        const EtTensor gx = T(x.shape), gw = T({h_}), gb = T({h_});
+        b_.op("aten::native_layer_norm_backward", schema::native_layer_norm_backward,
+              {v(g), v(x), EtBuilder::v_ints({h_}), v(n.mean), v(n.rstd), v(w.value), v(bias.value), EtBuilder::v_bools({true, true, true})},
+              {v(gx), v(gw), v(gb)});
+        accumulate(w, gw);
+        accumulate(bias, gb);
+        return gx;
+    }
+    // The first micro-batch's gradient is the parameter's; later ones add into it.
+    void accumulate(Param& p, const EtTensor& g) {
+        if (p.grad.id == 0) {
+            p.grad = g;
+            return;
+        }
+        b_.op("aten::add_", schema::add_, {v(p.grad), v(g), EtBuilder::v_int(1)}, {v(p.grad)});
+    }
+    void all_reduce(const EtTensor& x, const std::string& group, bool async_op) {
+        b_.op("c10d::allreduce_", schema::allreduce,
+              {EtBuilder::v_tensors({x}), EtBuilder::v_object(), EtBuilder::v_object(), EtBuilder::v_int(-1)},
+              {EtBuilder::v_tensors({x}), EtBuilder::v_object()});
+        calls_->push_back({group.empty() ? "0" : group, async_op});
+    }
+    void tp_all_reduce(const EtTensor& x) {
+        if (o_.tp > 1) all_reduce(x, tp_group_, false);
+    }
+
+    // --- the model
+    Activations forward() {
+        Activations a;
+        EtTensor e = T({N_, h_});
+        b_.op("aten::embedding", schema::embedding,
+              {v(emb_.value), v(ids_), EtBuilder::v_int(-1), EtBuilder::v_bool(false), EtBuilder::v_bool(false)}, {v(e)});
+        tp_all_reduce(e);
+        EtTensor x = view(add(view(e, {s_, bt_, h_}), pos_.value), {N_, h_});
+        for (Layer& L : layers_) {
+            LayerActs A;
+            A.x = x;
+            const Norm n1 = layer_norm(x, L.ln1w, L.ln1b);
+            A.y1 = n1.y, A.mean1 = n1.mean, A.rstd1 = n1.rstd;
+            auto heads = [&](const Param& w, const Param& bias) { return transpose(view(addmm(bias.value, A.y1, w.value), {s_, bt_ * np_, hn_}), 0, 1); };
+            A.qt = heads(L.wq, L.bq), A.kt = heads(L.wk, L.bk), A.vt = heads(L.wv, L.bv);
+            const EtTensor scores = bmm(A.qt, transpose(A.kt, 1, 2));
+            const EtTensor scaled = scale(scores, 1.0 / std::sqrt(static_cast<double>(hn_)));
+            A.probs = T(scaled.shape);
+            b_.op("aten::softmax", schema::softmax, {v(scaled), EtBuilder::v_int(-1), EtBuilder::v_none()}, {v(A.probs)});
+            const EtTensor ctx = bmm(A.probs, A.vt);
+            A.ctx2 = view(contiguous(transpose(ctx, 0, 1)), {N_, hl_});
+            const EtTensor o = mm(A.ctx2, L.wo.value);
+            tp_all_reduce(o);
+            A.x1 = add(x, add_bias(o, L.bo.value));
+            const Norm n2 = layer_norm(A.x1, L.ln2w, L.ln2b);
+            A.y2 = n2.y, A.mean2 = n2.mean, A.rstd2 = n2.rstd;
+            A.h1 = addmm(L.b1.value, A.y2, L.w1.value);
+            A.g = T(A.h1.shape);
+            b_.op("aten::gelu", schema::gelu, {v(A.h1), EtBuilder::v_string("none")}, {v(A.g)});
+            const EtTensor h2 = mm(A.g, L.w2.value);
+            tp_all_reduce(h2);
+            x = add(A.x1, add_bias(h2, L.b2.value));
+            a.layers.push_back(A);
+        }
+        a.xl = x;
+        const Norm nf = layer_norm(x, lnfw_, lnfb_);
+        a.yf = nf.y, a.meanf = nf.mean, a.rstdf = nf.rstd;
+        const EtTensor logits = mm(a.yf, t(emb_.value));
+        a.lsm = T(logits.shape);
+        b_.op("aten::_log_softmax", schema::log_softmax, {v(logits), EtBuilder::v_int(1), EtBuilder::v_bool(false)}, {v(a.lsm)});
+        a.loss = T({}), a.total_weight = T({});
+        b_.op("aten::nll_loss_forward", schema::nll_loss,
+              {v(a.lsm), v(targets_), EtBuilder::v_none(), EtBuilder::v_int(1), EtBuilder::v_int(-100)}, {v(a.loss), v(a.total_weight)});
+        return a;
+    }
+
+    void backward(const Activations& a, bool last) {
+        const EtTensor one = T({});
+        b_.op("aten::ones_like", schema::ones_like,
+              {v(a.loss), EtBuilder::v_none(), EtBuilder::v_none(), EtBuilder::v_none(), EtBuilder::v_none(), EtBuilder::v_none()}, {v(one)});
+        const EtTensor g_lsm = T(a.lsm.shape);
+        b_.op("aten::nll_loss_backward", schema::nll_loss_backward,
+              {v(one), v(a.lsm), v(targets_), EtBuilder::v_none(), EtBuilder::v_int(1), EtBuilder::v_int(-100), v(a.total_weight)}, {v(g_lsm)});
+        const EtTensor g_logits = T(a.lsm.shape);
+        b_.op("aten::_log_softmax_backward_data", schema::log_softmax_backward,
+              {v(g_lsm), v(a.lsm), EtBuilder::v_int(1), EtBuilder::v_int(scalar_type_)}, {v(g_logits)});
+        const EtTensor g_yf = mm(g_logits, emb_.value);
+        const EtTensor g_emb_head = mm(t(g_logits), a.yf);
+        EtTensor gx = layer_norm_backward(g_yf, a.xl, {a.yf, a.meanf, a.rstdf}, lnfw_, lnfb_);
+        for (size_t li = layers_.size(); li-- > 0;) {
+            Layer& L = layers_[li];
+            const LayerActs& A = a.layers[li];
+            // MLP
+            accumulate(L.b2, sum0(gx));
+            accumulate(L.w2, mm(t(A.g), gx));
+            const EtTensor g_g = mm(gx, t(L.w2.value));
+            const EtTensor g_h1 = T(A.h1.shape);
+            b_.op("aten::gelu_backward", schema::gelu_backward, {v(g_g), v(A.h1), EtBuilder::v_string("none")}, {v(g_h1)});
+            accumulate(L.w1, mm(t(A.y2), g_h1));
+            accumulate(L.b1, sum0(g_h1));
+            const EtTensor g_y2 = mm(g_h1, t(L.w1.value));
+            tp_all_reduce(g_y2);
+            const EtTensor g_x1 = add(gx, layer_norm_backward(g_y2, A.x1, {A.y2, A.mean2, A.rstd2}, L.ln2w, L.ln2b));
+            // attention
+            accumulate(L.bo, sum0(g_x1));
+            accumulate(L.wo, mm(t(A.ctx2), g_x1));
+            const EtTensor g_ctx = transpose(view(mm(g_x1, t(L.wo.value)), {s_, bt_ * np_, hn_}), 0, 1);
+            const EtTensor g_probs = bmm(g_ctx, transpose(A.vt, 1, 2));
+            const EtTensor g_vt = bmm(transpose(A.probs, 1, 2), g_ctx);
+            const EtTensor g_scaled = T(g_probs.shape);
+            b_.op("aten::_softmax_backward_data", schema::softmax_backward,
+                  {v(g_probs), v(A.probs), EtBuilder::v_int(-1), EtBuilder::v_int(scalar_type_)}, {v(g_scaled)});
+            const EtTensor g_scores = scale(g_scaled, 1.0 / std::sqrt(static_cast<double>(hn_)));
+            const EtTensor g_qt = bmm(g_scores, A.kt);
+            const EtTensor g_kt = bmm(transpose(g_scores, 1, 2), A.qt);
+            const EtTensor y1t = t(A.y1);
+            auto projection_backward = [&](const EtTensor& g_heads, Param& w, Param& bias) {
+                const EtTensor g2 = view(contiguous(transpose(g_heads, 0, 1)), {N_, hl_});
+                accumulate(w, mm(y1t, g2));
+                accumulate(bias, sum0(g2));
+                return mm(g2, t(w.value));
+            };
+            const EtTensor g_yq = projection_backward(g_qt, L.wq, L.bq);
+            const EtTensor g_yk = projection_backward(g_kt, L.wk, L.bk);
+            const EtTensor g_yv = projection_backward(g_vt, L.wv, L.bv);
+            const EtTensor g_y1 = add(add(g_yq, g_yk), g_yv);
+            tp_all_reduce(g_y1);
+            gx = add(g_x1, layer_norm_backward(g_y1, A.x, {A.y1, A.mean1, A.rstd1}, L.ln1w, L.ln1b));
+            if (last) ready_.push_back(li);
+            if (last) sync_ready();
+        }
+        // Positions (broadcast over the batch) and the tied embedding.
+        const EtTensor g_pos = T({s_, 1, h_});
+        b_.op("aten::sum", schema::sum, {v(view(gx, {s_, bt_, h_})), EtBuilder::v_ints({1}), EtBuilder::v_bool(true), EtBuilder::v_none()},
+              {v(g_pos)});
+        accumulate(pos_, g_pos);
+        const EtTensor g_emb = T({vl_, h_});
+        b_.op("aten::embedding_dense_backward", schema::embedding_backward,
+              {v(gx), v(ids_), EtBuilder::v_int(vl_), EtBuilder::v_int(-1), EtBuilder::v_bool(false)}, {v(g_emb)});
+        accumulate(emb_, g_emb);
+        accumulate(emb_, g_emb_head);
+        if (last) {
+            embedding_ready_ = true;
+            sync_ready();
+            flush_bucket();
+        }
+    }
+
+    // DDP: gradients in buckets of --bucket-mib, last-registered first, each
+    // flattened into one buffer (as the reducer copies them into its bucket
+    // view) and all-reduced asynchronously over the data-parallel group.
+    void sync_ready() {
+        if (o_.dp == 1) return;
+        std::vector<Param*> order = params();
+        // Parameters whose gradients are final, in reverse registration order, not yet bucketed.
+        auto final_grad = [&](size_t index) {
+            if (index < 2) return embedding_ready_;
+            if (index >= order.size() - 2) return true;  // final norm: its gradient comes first
+            const size_t layer = (index - 2) / 16;
+            for (size_t r : ready_)
+                if (r == layer) return true;
+            return false;
+        };
+        while (next_param_ < order.size()) {
+            const size_t index = order.size() - 1 - next_param_;
+            if (!final_grad(index)) break;
+            Param* p = order[index];
+            bucket_.push_back(view(p->grad, {p->grad.numel()}));
+            bucket_bytes_ += static_cast<uint64_t>(p->grad.numel() * item_);
+            ++next_param_;
+            if (bucket_bytes_ >= static_cast<uint64_t>(o_.bucket_mib * 1024 * 1024)) flush_bucket();
+        }
+    }
+    void flush_bucket() {
+        if (bucket_.empty()) return;
+        int64_t n = 0;
+        for (const EtTensor& g : bucket_) n += g.numel();
+        const EtTensor flat = T({n});
+        b_.op("aten::cat", schema::cat, {EtBuilder::v_tensors(bucket_), EtBuilder::v_int(0)}, {v(flat)});
+        all_reduce(flat, dp_group_, true);
+        bucket_.clear();
+        bucket_bytes_ = 0;
+    }
+
+    // SGD: one in-place update per parameter.
+    void optimizer() {
+        for (Param* p : params())
+            b_.op("aten::add_", schema::add_, {v(p->value), v(p->grad), EtBuilder::v_double(-0.01)}, {v(p->value)});
+    }
+
+    const GenerateOptions& o_;
+    EtBuilder b_;
+    const int64_t s_, bt_, h_, np_, hn_, hl_, fl_, vl_, N_;
+    std::string dtype_;
+    int scalar_type_ = 6;
+    int item_ = 4;
+    std::string tp_group_, dp_group_;
+    Param emb_, pos_, lnfw_, lnfb_;
+    EtTensor ids_, targets_;
+    std::vector<Layer> layers_;
+    std::vector<PyCall>* calls_ = nullptr;
+    std::vector<size_t> ready_;
+    bool embedding_ready_ = false;
+    size_t next_param_ = 0;
+    std::vector<EtTensor> bucket_;
+    uint64_t bucket_bytes_ = 0;
+};
+
+// meta.json as mimic's recorder writes it: the rank, the world, every
+// process group (the default "0" and the tensor- and data-parallel groups,
+// the same list on every rank, as every rank calls new_group for each) and
+// the Python-level calls with their group.
+std::string meta_json(const GenerateOptions& o, const RankLayout& layout, int64_t rank, const std::vector<PyCall>& calls) {
+    JsonWriter j;
+    j.begin_object();
+    j.field("rank", static_cast<long long>(rank)).field("world_size", static_cast<long long>(o.ranks)).field("backend", "gloo");
+    j.field("workload", std::string("mimic generate ") + gen_model_name(o.model));
+    j.key("process_groups").begin_array();
+    j.begin_object().field("pg_name", "0").field("backend", "gloo").field("created_by", "init_process_group");
+    j.field("group_size", static_cast<long long>(o.ranks)).key("ranks").begin_array();
+    for (int64_t r = 0; r < o.ranks; ++r) j.value(static_cast<long long>(r));
+    j.end_array().end_object();
+    std::map<int64_t, std::vector<int64_t>> groups;
+    for (int64_t r = 0; r < o.ranks; ++r)
+        for (GenGroup g : {GenGroup::Tensor, GenGroup::Data})
+            if (const int64_t id = layout.group_id(g, r); id != 0) groups[id] = layout.group_members(g, r);
+    for (const auto& [id, members] : groups) {
+        j.begin_object().field("pg_name", std::to_string(id)).field("backend", "gloo").field("created_by", "new_group");
+        j.field("group_size", static_cast<long long>(members.size())).key("ranks").begin_array();
+        for (int64_t m : members) j.value(static_cast<long long>(m));
+        j.end_array().end_object();
+    }
+    j.end_array();
+    j.key("python_collectives").begin_array();
+    for (const PyCall& c : calls) j.begin_object().field("op", "all_reduce").field("pg_name", c.pg_name).field("async_op", c.async_op).end_object();
+    j.end_array();
+    j.end_object();
+    return j.str() + "\n";
+}
+
+}  // namespace
+
+EtGenerateResult write_generated_et(const GenerateOptions& o, const std::string& prefix) {
+    if (o.model != GenModel::Gpt) fail({"--format", -1, -1, ""}, "et is generated for gpt only; other models as Chakra");
+    if (o.pp != 1) fail({"--pp", -1, -1, ""}, "--format et generates tensor and data parallelism; pipelines only as Chakra");
+    if (o.sharding != GenSharding::None) fail({o.sharding == GenSharding::Zero ? "--zero" : "--fsdp", -1, -1, ""}, "--format et synchronises gradients as DDP only");
+    if (o.ranks > 64) fail({"--ranks", -1, -1, ""}, "--format et is for replays on one machine: at most 64 ranks");
+    const RankLayout layout(o);
+    EtGenerateResult result;
+    size_t ops = 0, calls = 0;
+    JsonWriter j;
+    j.begin_object().field("model", gen_model_name(o.model)).field("format", "et").field("ranks", static_cast<long long>(o.ranks));
+    j.field("directory", prefix).key("files").begin_array();
+    for (int64_t r = 0; r < o.ranks; ++r) {
+        std::vector<PyCall> py;
+        GptEt et(o, layout, r);
+        const std::string doc = et.build(py);
+        const std::string dir = prefix + "/rank" + std::to_string(r);
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        if (ec) fail({dir, -1, -1, ""}, "cannot create the directory: " + ec.message());
+        write_output(dir + "/et.json", doc);
+        write_output(dir + "/meta.json", meta_json(o, layout, r, py));
+        ops = et.ops(), calls = py.size();
+        j.value(dir + "/et.json");
+    }
+    j.end_array();
+    j.field("ops_per_rank", static_cast<unsigned long long>(ops)).field("collectives_per_rank", static_cast<unsigned long long>(calls));
+    j.end_object();
+    result.json = j.str() + "\n";
+    char line[512];
+    std::snprintf(line, sizeof line, "gpt on %lld ranks (dp %lld x tp %lld) as PyTorch ETs: %s/rank<r>/et.json, %zu ops and %zu collectives per rank\n",
+                  static_cast<long long>(o.ranks), static_cast<long long>(o.dp), static_cast<long long>(o.tp), prefix.c_str(), ops, calls);
+    result.table = line;
+    return result;
 }
 
 }  // namespace mimic::compose

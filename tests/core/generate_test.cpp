@@ -7,13 +7,17 @@
 #include <map>
 #include <set>
 
+#include "analysis/collective_schedule.h"
 #include "compose/generate_chakra.h"
+#include "compose/generate_et.h"
 #include "compose/generate_dlrm.h"
 #include "compose/generate_from.h"
 #include "compose/generate_options.h"
 #include "compose/generate_summary.h"
 #include "compose/generate_transformer.h"
 #include "compose/generate_workload.h"
+#include "io/recording_dir.h"
+#include "io/trace_loader.h"
 #include "model/device_spec.h"
 #include "sim/simulator.h"
 #include "sim/trace_workload.h"
@@ -361,6 +365,47 @@ TEST(GenerateFrom, ExpandsARecordedTraceAsSimulateRanksReadsIt) {
         EXPECT_TRUE(g.same_graph(*replicated[0])) << rank;
     }
     EXPECT_NE(testing::error_message_of([&] { expand_trace(et, profile, 1 << 25, prefix, 2); }).find("--ranks"), std::string::npos);
+}
+
+TEST(GenerateEt, TensorAndDataParallelCallsAsTheReplayReadsThem) {
+    GenerateOptions o;
+    o.model = GenModel::Gpt;
+    o.ranks = 4, o.tp = 2, o.layers = 2, o.hidden = 32, o.heads = 4, o.seq = 8, o.vocab = 64, o.micro_batch = 2;
+    o.micro_batches = 2, o.dtype = "fp32", o.bucket_mib = 0.01;
+    resolve_generate_options(o);
+    const std::string dir = testing::scratch_dir("generate_et");
+    std::filesystem::remove_all(dir);
+    write_generated_et(o, dir);
+    const RankLayout layout(o);
+    for (int64_t rank : {0, 3}) {
+        const std::string rank_dir = dir + "/rank" + std::to_string(rank);
+        Trace trace = load_trace(rank_dir + "/et.json");
+        apply_recording_meta(trace, rank_dir + "/meta.json");
+        EXPECT_EQ(trace.rank, rank);
+        EXPECT_EQ(trace.world_size, 4);
+        const auto calls = analysis::schedule_collectives(trace, trace.execution_order(), trace.python_collectives);
+        const uint64_t act = 8 * 2 * 32 * 4;  // seq x micro_batch x hidden x fp32
+        uint64_t tp_calls = 0, tp_bytes = 0, dp_bytes = 0;
+        for (const auto& c : calls) {
+            EXPECT_EQ(c.type, CollectiveType::AllReduce);
+            if (c.pg_name == std::to_string(layout.group_id(GenGroup::Tensor, rank))) {
+                ++tp_calls, tp_bytes += c.input_bytes;
+                EXPECT_TRUE(c.waits_at_once);
+            } else {
+                EXPECT_EQ(c.pg_name, std::to_string(layout.group_id(GenGroup::Data, rank)));
+                EXPECT_FALSE(c.waits_at_once);  // DDP's buckets overlap backward
+                dp_bytes += c.input_bytes;
+            }
+        }
+        // Per micro-batch: the embedding's, and 2 forward + 2 backward per layer.
+        EXPECT_EQ(tp_calls, 2u * (1 + 4 * 2));
+        EXPECT_EQ(tp_bytes, tp_calls * act);
+        // Every parameter's gradient once: this rank's shard (vocabulary 64 padded to 256).
+        const uint64_t h = 32, hl = 16, fl = 64, per_layer = 3 * (h * hl + hl) + hl * h + h + 4 * h + h * fl + fl + fl * h + h;
+        EXPECT_EQ(dp_bytes, (256 / 2 * h + 8 * h + 2 * per_layer + 2 * h) * 4);
+    }
+    o.pp = 2, o.ranks = 8;
+    EXPECT_EQ(testing::error_message_of([&] { write_generated_et(o, dir); }).rfind("--pp:", 0), 0u);
 }
 
 }  // namespace
