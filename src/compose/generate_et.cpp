@@ -1,5 +1,6 @@
 #include "compose/generate_et.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -60,6 +61,7 @@ using Shape = std::vector<int64_t>;
 
 struct Param {
     EtTensor value, grad;
+    bool final = false;  // its gradient is complete (the last micro-batch's backward passed it)
 };
 
 // One Python-level collective call, for meta.json (group and whether the
@@ -132,16 +134,20 @@ private:
         targets_ = b_.tensor({N_}, "long int", 8);
     }
 
+    static std::vector<Param*> params_of(Layer& L) {
+        return {&L.ln1w, &L.ln1b, &L.wq, &L.bq, &L.wk, &L.bk, &L.wv, &L.bv, &L.wo, &L.bo, &L.ln2w, &L.ln2b, &L.w1, &L.b1, &L.w2, &L.b2};
+    }
     // Registration order, as model.parameters() lists them.
     std::vector<Param*> params() {
         std::vector<Param*> out{&emb_, &pos_};
         for (Layer& L : layers_)
-            for (Param* p : {&L.ln1w, &L.ln1b, &L.wq, &L.bq, &L.wk, &L.bk, &L.wv, &L.bv, &L.wo, &L.bo, &L.ln2w, &L.ln2b, &L.w1, &L.b1,
-                             &L.w2, &L.b2})
-                out.push_back(p);
+            for (Param* p : params_of(L)) out.push_back(p);
         out.push_back(&lnfw_);
         out.push_back(&lnfb_);
         return out;
+    }
+    void mark_final(const std::vector<Param*>& ps) {
+        for (Param* p : ps) p->final = true;
     }
 
     // --- single ops
@@ -301,6 +307,7 @@ private:
         const EtTensor g_yf = mm(g_logits, emb_.value);
         const EtTensor g_emb_head = mm(t(g_logits), a.yf);
         EtTensor gx = layer_norm_backward(g_yf, a.xl, {a.yf, a.meanf, a.rstdf}, lnfw_, lnfb_);
+        if (last) mark_final({&lnfw_, &lnfb_});
         for (size_t li = layers_.size(); li-- > 0;) {
             Layer& L = layers_[li];
             const LayerActs& A = a.layers[li];
@@ -340,8 +347,10 @@ private:
             const EtTensor g_y1 = add(add(g_yq, g_yk), g_yv);
             tp_all_reduce(g_y1);
             gx = add(g_x1, layer_norm_backward(g_y1, A.x, {A.y1, A.mean1, A.rstd1}, L.ln1w, L.ln1b));
-            if (last) ready_.push_back(li);
-            if (last) sync_ready();
+            if (last) {
+                mark_final(params_of(L));
+                sync_ready();
+            }
         }
         // Positions (broadcast over the batch) and the tied embedding.
         const EtTensor g_pos = T({s_, 1, h_});
@@ -354,7 +363,7 @@ private:
         accumulate(emb_, g_emb);
         accumulate(emb_, g_emb_head);
         if (last) {
-            embedding_ready_ = true;
+            mark_final({&emb_, &pos_});
             sync_ready();
             flush_bucket();
         }
@@ -365,20 +374,11 @@ private:
     // view) and all-reduced asynchronously over the data-parallel group.
     void sync_ready() {
         if (o_.dp == 1) return;
-        std::vector<Param*> order = params();
-        // Parameters whose gradients are final, in reverse registration order, not yet bucketed.
-        auto final_grad = [&](size_t index) {
-            if (index < 2) return embedding_ready_;
-            if (index >= order.size() - 2) return true;  // final norm: its gradient comes first
-            const size_t layer = (index - 2) / 16;
-            for (size_t r : ready_)
-                if (r == layer) return true;
-            return false;
-        };
+        // Parameters in reverse registration order, up to the first whose gradient is not final.
+        const std::vector<Param*> order = params();
         while (next_param_ < order.size()) {
-            const size_t index = order.size() - 1 - next_param_;
-            if (!final_grad(index)) break;
-            Param* p = order[index];
+            Param* p = order[order.size() - 1 - next_param_];
+            if (!p->final) break;
             bucket_.push_back(view(p->grad, {p->grad.numel()}));
             bucket_bytes_ += static_cast<uint64_t>(p->grad.numel() * item_);
             ++next_param_;
@@ -413,8 +413,6 @@ private:
     EtTensor ids_, targets_;
     std::vector<Layer> layers_;
     std::vector<PyCall>* calls_ = nullptr;
-    std::vector<size_t> ready_;
-    bool embedding_ready_ = false;
     size_t next_param_ = 0;
     std::vector<EtTensor> bucket_;
     uint64_t bucket_bytes_ = 0;

@@ -61,7 +61,6 @@ void GradSync::gradients_ready(ProgramChain& chain, const ParamUnit& unit) {
         if (!syncs(it->group)) continue;
         Open& open = open_[slot(it->group)];
         open.bytes += it->elems * grad_bytes_;
-        ++open.count;
         if (open.bytes >= cap_) {
             emit(chain, it->group, open.bytes);
             open = Open{};

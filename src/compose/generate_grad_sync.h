@@ -53,13 +53,11 @@ public:
     // ZeRO's all-gathers of the updated parameters.
     void finish(ProgramChain& chain, const std::vector<ParamUnit>& units);
 
-    // What bucketing does with `elems` gradient elements: bucket sizes in bytes.
     uint64_t bucket_cap_bytes() const { return cap_; }
 
 private:
     struct Open {
-        uint64_t bytes = 0;
-        int count = 0;
+        uint64_t bytes = 0;  // gradients in the bucket being filled
     };
     void emit(ProgramChain& chain, GenGroup g, uint64_t bytes);
     bool syncs(GenGroup g) const { return group_size(g) > 1; }

@@ -1,5 +1,6 @@
 #include "compose/generate_transformer.h"
 
+#include <algorithm>
 #include <string>
 
 #include "compose/generate_chain.h"

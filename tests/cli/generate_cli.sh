@@ -97,6 +97,8 @@ bad "--ep:" moe --ranks 4 --ep 3 --experts 6
 bad "--tp:" dlrm --ranks 4 --tp 2
 bad "model:" bert --ranks 2
 bad "--dtype:" gpt --dtype fp8
+bad "--tp: does not apply to --from" --from "$work/gpt.0.et" --ranks 4 --tp 2
+bad "--pp:" gpt --ranks 4 --pp 2 --format et
 
 # 5. Replay of tiny generated ETs on 1 and 2 ranks (needs mimic-torch).
 if "$mimic" replay --help > /dev/null 2>&1; then

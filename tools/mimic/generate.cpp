@@ -37,6 +37,7 @@ struct GenerateArgs {
     std::string from;
     std::string profile;
     int threads = 0;
+    CLI::App* app = nullptr;  // to tell which options were given
 };
 
 std::string devices_dir() { return std::string(MIMIC_SOURCE_DIR) + "/data/devices"; }
@@ -59,6 +60,12 @@ int run_from(GenerateArgs& args) {
     if (!args.model.empty()) fail({"--from", -1, -1, ""}, "expands a recorded trace; give no model name with it");
     if (args.options.ranks < 1) fail({"--ranks", -1, -1, ""}, "--from needs the number of ranks to expand to");
     if (args.format != "chakra") fail({"--format", -1, -1, ""}, "--from writes Chakra only");
+    // The recorded trace fixes the model and its parallelism.
+    for (const char* option : {"--dp", "--tp", "--pp", "--ep", "--layers", "--hidden", "--heads", "--kv-heads", "--seq",
+                               "--micro-batch", "--micro-batches", "--vocab", "--ffn", "--experts", "--top-k", "--tables",
+                               "--rows", "--emb-dim", "--dense-features", "--pooling", "--bottom-mlp", "--top-mlp", "--dtype",
+                               "--zero", "--fsdp", "--schedule", "--bucket-mib", "--device"})
+        if (args.app->count(option)) fail({option, -1, -1, ""}, "does not apply to --from (the recorded trace fixes the model)");
     const compose::FromTraceResult r = compose::expand_trace(args.from, args.profile, args.options.ranks, args.out, threads_of(args));
     for (const std::string& n : r.notes) std::fprintf(stderr, "mimic generate: %s\n", n.c_str());
     std::fputs(r.table.c_str(), stdout);
@@ -103,6 +110,7 @@ const Registrar registrar{{
     "Example: mimic generate gpt --ranks 64 --tp 8 --pp 2 -o out/gpt",
     [](CLI::App& app) -> RunFn {
         auto args = std::make_shared<GenerateArgs>();
+        args->app = &app;
         compose::GenerateOptions& o = args->options;
         app.footer(
             "Examples:\n"
