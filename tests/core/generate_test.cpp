@@ -4,8 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <map>
 #include <set>
+
+#include <google/protobuf/io/coded_stream.h>
 
 #include "analysis/collective_schedule.h"
 #include "compose/generate_chakra.h"
@@ -16,6 +20,7 @@
 #include "compose/generate_summary.h"
 #include "compose/generate_transformer.h"
 #include "compose/generate_workload.h"
+#include "et_def.pb.h"
 #include "io/recording_dir.h"
 #include "io/trace_loader.h"
 #include "model/device_spec.h"
@@ -406,6 +411,58 @@ TEST(GenerateEt, TensorAndDataParallelCallsAsTheReplayReadsThem) {
     }
     o.pp = 2, o.ranks = 8;
     EXPECT_EQ(testing::error_message_of([&] { write_generated_et(o, dir); }).rfind("--pp:", 0), 0u);
+}
+
+// What ASTRA-sim's feeder reads: protobuf's own parser takes every record,
+// and the attributes have the value types it asks for.
+TEST(GenerateChakra, ProtobufParsesTheFilesWithChakraTypes) {
+    GenerateOptions o = small(GenModel::Gpt);
+    o.ranks = 4, o.tp = 2, o.pp = 2, o.micro_batches = 2;
+    const GenWorkload w = build(o);
+    const std::string prefix = testing::scratch_dir("generate_pb") + "/w";
+    write_generated_chakra(w, prefix, 1);
+    std::ifstream in(prefix + ".3.et", std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    const std::string text = bytes.str();
+    google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(text.data()), static_cast<int>(text.size()));
+    uint32_t length = 0;
+    std::string record;
+    ASSERT_TRUE(stream.ReadVarint32(&length) && stream.ReadString(&record, static_cast<int>(length)));
+    ChakraProtoMsg::GlobalMetadata meta;
+    ASSERT_TRUE(meta.ParseFromString(record));
+    EXPECT_EQ(meta.version(), "0.0.4");
+    size_t nodes = 0, sends = 0, colls = 0;
+    while (stream.ReadVarint32(&length)) {
+        ASSERT_TRUE(stream.ReadString(&record, static_cast<int>(length)));
+        ChakraProtoMsg::Node n;
+        ASSERT_TRUE(n.ParseFromString(record)) << nodes;
+        EXPECT_EQ(n.id(), nodes);
+        std::map<std::string, const ChakraProtoMsg::AttributeProto*> attrs;
+        for (const auto& a : n.attr()) attrs[a.name()] = &a;
+        ASSERT_TRUE(attrs.count("is_cpu_op"));
+        EXPECT_TRUE(attrs["is_cpu_op"]->has_bool_val());
+        if (n.type() == ChakraProtoMsg::COMP_NODE) {
+            EXPECT_TRUE(attrs.at("num_ops")->has_int64_val());
+            EXPECT_TRUE(attrs.at("tensor_size")->has_uint64_val());
+            EXPECT_GT(n.duration_micros(), 0u);
+        } else if (n.type() == ChakraProtoMsg::COMM_COLL_NODE) {
+            ++colls;
+            EXPECT_TRUE(attrs.at("comm_type")->has_int64_val());
+            EXPECT_TRUE(attrs.at("comm_size")->has_int64_val());
+            EXPECT_TRUE(attrs.at("pg_name")->has_string_val());  // rank 3's groups are not the world
+        } else {
+            ++sends;
+            EXPECT_EQ(attrs.at("comm_src")->int32_val(), n.type() == ChakraProtoMsg::COMM_SEND_NODE ? 3 : 1);
+            EXPECT_EQ(attrs.at("comm_dst")->int32_val(), n.type() == ChakraProtoMsg::COMM_SEND_NODE ? 1 : 3);
+            EXPECT_TRUE(attrs.at("comm_tag")->has_int32_val());
+        }
+        for (uint64_t d : n.data_deps()) EXPECT_LT(d, n.id());
+        ++nodes;
+    }
+    EXPECT_EQ(nodes, w.program(3).ops.size());
+    EXPECT_EQ(sends, 4u);  // 2 micro-batches: activations in, gradients out
+    EXPECT_GT(colls, 0u);
 }
 
 }  // namespace
