@@ -3,11 +3,15 @@
 # 1,000) on this machine's cores, in one run and as 4 shards merged (a
 # Slurm array's way), and whether the two agree.
 #
-#   bench/fleet_scale.sh [N] [generated|real]
+#   bench/fleet_scale.sh [N] [generated|generated-et|real]
 #
 # generated (the default when `mimic generate` exists): Chakra traces of
 #   gpt, llama, moe and dlrm training iterations at varied sizes and
 #   parallelism, 8 ranks each, until there are N rank files.
+# generated-et: GPT iterations as PyTorch ETs (`mimic generate --format et`,
+#   real ATen ops), 2 ranks each (tensor or data parallel) at varied depth,
+#   width and sequence length: recording directories (rankR/et.json +
+#   meta.json), until there are N.
 # real: N copies of the real traces in $MIMIC_TRACES_DIR (../shared/traces),
 #   PyTorch ETs of four schema versions and Chakra files, in turn: each copy
 #   is read and signed like any other file (the ETs are far bigger to parse
@@ -61,6 +65,22 @@ make_generated() {
     echo "generated: $made jobs of gpt/llama/moe/dlrm, 8 ranks each" >&2
 }
 
+make_generated_et() {
+    local layers=(1 2 4 8 12) hidden=(64 128 256 512) seqs=(64 128 256) tps=(1 2)
+    local i=0 made=0
+    while [ "$(find "$fleet" -name et.json | wc -l)" -lt "$n" ]; do
+        local args=(--ranks 2 --tp "${tps[$((i % 2))]}" --layers "${layers[$((i / 2 % 5))]}" --hidden "${hidden[$((i / 10 % 4))]}" --seq "${seqs[$((i / 40 % 3))]}")
+        if "$mimic" generate gpt --format et "${args[@]}" -o "$fleet/job$i" > /dev/null 2> "$work/gen.err"; then
+            made=$((made + 1))
+        else
+            echo "generate gpt --format et ${args[*]}: $(head -1 "$work/gen.err") (skipped)" >&2
+        fi
+        i=$((i + 1))
+        [ "$i" -lt $((n * 4)) ] || { echo "generate keeps failing" >&2; exit 1; }
+    done
+    echo "generated-et: $made gpt jobs, 2 ranks each" >&2
+}
+
 make_real() {
     local sources=("$traces"/pytorch/*.json.gz "$traces"/pytorch/pt2/pt2_et.json "$traces"/chakra/feeder_sample.0.et "$traces"/chakra/microbench/*/*.0.et)
     local kept=()
@@ -73,10 +93,20 @@ make_real() {
 }
 
 t0=$(date +%s.%N)
-if [ "$mode" = generated ]; then make_generated; else make_real; fi
-# Exactly n members: the fleet's files beyond the first n (by name) go.
-find "$fleet" -type f ! -name '*.comm_groups.json' | sort | tail -n +$((n + 1)) | xargs -r rm -f
-echo "fleet of $(find "$fleet" -type f ! -name '*.comm_groups.json' | wc -l) traces ($(du -sh "$fleet" | cut -f1)) made in $(echo "$(date +%s.%N) - $t0" | bc) s" >&2
+case "$mode" in
+    generated) make_generated ;;
+    generated-et) make_generated_et ;;
+    *) make_real ;;
+esac
+# Exactly n members (files, or rank directories of ETs): those beyond the first n (by name) go.
+if [ "$mode" = generated-et ]; then
+    find "$fleet" -name et.json | sort | tail -n +$((n + 1)) | xargs -r -n1 dirname | xargs -r rm -rf
+    members=$(find "$fleet" -name et.json | wc -l)
+else
+    find "$fleet" -type f ! -name '*.comm_groups.json' | sort | tail -n +$((n + 1)) | xargs -r rm -f
+    members=$(find "$fleet" -type f ! -name '*.comm_groups.json' | wc -l)
+fi
+echo "fleet of $members traces ($(du -sh "$fleet" | cut -f1)) made in $(echo "$(date +%s.%N) - $t0" | bc) s" >&2
 
 cores=$(nproc)
 export MIMIC_NO_PROGRESS=1
