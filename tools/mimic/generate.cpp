@@ -120,7 +120,7 @@ const Registrar registrar{{
             "  mimic generate gpt --ranks 2 --tp 2 --layers 2 --hidden 64 --heads 4 --seq 16 --vocab 128 --format et -o out/tiny\n"
             "  mimic generate --from recording_dir --ranks 1024 -o out/ddp");
         app.add_option("model", args->model, "gpt, llama, moe or dlrm");
-        app.add_option("-o,--out", args->out, "output prefix: PREFIX.<rank>.et and PREFIX.comm_groups.json")->required();
+        app.add_option("-o,--out", args->out, "output prefix: PREFIX.<rank>.et and PREFIX.comm_groups.json (--format et: directory PREFIX/rank<r>/)")->required();
         app.add_option("--ranks", o.ranks, "ranks (default dp x tp x pp)");
         app.add_option("--dp", o.dp, "data-parallel ranks (default ranks / (tp x pp))");
         app.add_option("--tp", o.tp, "tensor-parallel ranks (contiguous ranks)");
