@@ -219,17 +219,17 @@ private:
             if (!in[i]) continue;
             JsonValue& node = doc_.nodes()[i];
             const int64_t id = EtDocument::id(node);
-            visit_tensors(doc_.inputs(node), [&](JsonValue& value, JsonValue* shape) {
-                std::pair<int64_t, int64_t> key{value.items()[0].as_int(), value.items()[1].as_int()};
+            visit_tensors(doc_.inputs(node), [&](const EtTensor& t) {
+                std::pair<int64_t, int64_t> key{t.value.items()[0].as_int(), t.value.items()[1].as_int()};
                 if (made.count(key) || external.count(key)) return;
-                if (!shape || !shape->is_array())
+                if (!t.shape || !t.shape->is_array())
                     refuse("inputs", "the cut would orphan tensor " + std::to_string(key.first) +
                                          ": it is made outside the cut and has no recorded shape to make it from",
                            id);
                 external.insert(key);
             });
-            visit_tensors(doc_.outputs(node), [&](JsonValue& value, JsonValue*) {
-                made.insert({value.items()[0].as_int(), value.items()[1].as_int()});
+            visit_tensors(doc_.outputs(node), [&](const EtTensor& t) {
+                made.insert({t.value.items()[0].as_int(), t.value.items()[1].as_int()});
             });
         }
         return external.size();

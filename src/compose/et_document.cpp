@@ -92,7 +92,7 @@ bool is_tensor_value(const JsonValue& v) {
 
 namespace {
 
-using TensorFn = std::function<void(JsonValue& value, JsonValue* shape)>;
+using TensorFn = std::function<void(const EtTensor& tensor)>;
 
 std::string_view list_inside(std::string_view type) {
     for (std::string_view head : {"GenericList[", "Tuple[", "List["})
@@ -100,10 +100,15 @@ std::string_view list_inside(std::string_view type) {
     return {};
 }
 
-void visit_value(JsonValue& value, JsonValue* shape, std::string_view type, bool typed, const TensorFn& fn, int depth) {
+JsonValue* item_of(JsonValue* list, size_t i) {
+    return list && list->is_array() && i < list->items().size() ? &list->items()[i] : nullptr;
+}
+
+void visit_value(JsonValue& value, JsonValue* shape, JsonValue* strides, std::string_view type, bool typed, const TensorFn& fn,
+                 int depth) {
     if (depth > 32) return;
     if (typed ? type.rfind("Tensor", 0) == 0 : is_tensor_value(value)) {
-        if (is_tensor_value(value)) fn(value, shape);
+        if (is_tensor_value(value)) fn(EtTensor{value, shape, strides});
         return;
     }
     if (!value.is_array()) return;
@@ -115,9 +120,8 @@ void visit_value(JsonValue& value, JsonValue* shape, std::string_view type, bool
     }
     std::vector<JsonValue>& items = value.items();
     for (size_t i = 0; i < items.size(); ++i) {
-        JsonValue* item_shape = shape && shape->is_array() && i < shape->items().size() ? &shape->items()[i] : nullptr;
         std::string_view item_type = i < inner.size() ? inner[i] : (inner.empty() ? std::string_view() : inner.back());
-        visit_value(items[i], item_shape, item_type, typed && !inner.empty(), fn, depth + 1);
+        visit_value(items[i], item_of(shape, i), item_of(strides, i), item_type, typed && !inner.empty(), fn, depth + 1);
     }
 }
 
@@ -127,14 +131,12 @@ void visit_tensors(const EtValues& side, const TensorFn& fn) {
     if (!side.values || !side.values->is_array()) return;
     std::vector<JsonValue>& values = side.values->items();
     for (size_t i = 0; i < values.size(); ++i) {
-        JsonValue* shape = side.shapes && side.shapes->is_array() && i < side.shapes->items().size()
-                               ? &side.shapes->items()[i]
-                               : nullptr;
         const JsonValue* type = side.types && side.types->is_array() && i < side.types->items().size()
                                     ? &side.types->items()[i]
                                     : nullptr;
         bool typed = type && type->is_string();
-        visit_value(values[i], shape, typed ? std::string_view(type->as_string()) : std::string_view(), typed, fn, 0);
+        visit_value(values[i], item_of(side.shapes, i), item_of(side.strides, i),
+                    typed ? std::string_view(type->as_string()) : std::string_view(), typed, fn, 0);
     }
 }
 

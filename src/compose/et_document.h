@@ -70,11 +70,18 @@ private:
 // device] (older traces: [id, storage, offset, numel, itemsize]).
 bool is_tensor_value(const JsonValue& v);
 
-// Calls fn(value, shape) for every tensor among one side's values, lists and
-// tuples walked, guided by the type strings (an integer list of five looks
-// like a tensor), or by the value's form when the trace has no types.
-// `shape` is the tensor's recorded shape, null when absent.
-void visit_tensors(const EtValues& side, const std::function<void(JsonValue& value, JsonValue* shape)>& fn);
+// One tensor among a node's values: its value [id, storage, offset, numel,
+// itemsize, device], and its recorded shape and strides (null when absent).
+struct EtTensor {
+    JsonValue& value;
+    JsonValue* shape;
+    JsonValue* strides;
+};
+
+// Calls fn for every tensor among one side's values, lists and tuples
+// walked, guided by the type strings (an integer list of five looks like a
+// tensor), or by the value's form when the trace has no types.
+void visit_tensors(const EtValues& side, const std::function<void(const EtTensor& tensor)>& fn);
 
 // True when a node name is a thread or process root the observer writes.
 bool is_root_label(std::string_view name);

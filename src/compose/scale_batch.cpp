@@ -1,0 +1,379 @@
+#include "compose/scale_batch.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "support/error.h"
+
+namespace mimic::compose {
+namespace {
+
+using Shape = std::vector<int64_t>;
+using Key = std::pair<int64_t, int64_t>;  // tensor id, storage id
+
+std::optional<Shape> read_ints(const JsonValue* v) {
+    if (!v || !v->is_array()) return std::nullopt;
+    Shape out;
+    for (const JsonValue& x : v->items()) {
+        if (!x.is_integer()) return std::nullopt;
+        out.push_back(x.as_int());
+    }
+    return out;
+}
+
+void write_ints(JsonValue& v, const Shape& s) {
+    v = JsonValue::array();
+    for (int64_t x : s) v.items().push_back(JsonValue::of_int(x));
+}
+
+int64_t product(const Shape& s) { return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<int64_t>()); }
+
+Key key_of(const JsonValue& value) { return {value.items()[0].as_int(), value.items()[1].as_int()}; }
+
+// Strides of a dense tensor of `shape` whose dimensions lie in memory in
+// `order` (outermost first).
+Shape dense_strides(const Shape& shape, const std::vector<size_t>& order) {
+    Shape strides(shape.size(), 1);
+    int64_t step = 1;
+    for (size_t k = order.size(); k-- > 0;) {
+        strides[order[k]] = step;
+        step *= std::max<int64_t>(shape[order[k]], 1);
+    }
+    return strides;
+}
+
+std::vector<size_t> memory_order(const Shape& strides) {
+    std::vector<size_t> order(strides.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides[a] > strides[b]; });
+    return order;
+}
+
+bool matches(const Shape& list, const Shape& shape) {
+    if (list.size() != shape.size() || list.empty()) return false;
+    for (size_t i = 0; i < list.size(); ++i)
+        if (list[i] != shape[i] && list[i] != -1) return false;
+    return true;
+}
+
+class BatchScaler {
+public:
+    BatchScaler(EtDocument& doc, const ScaleOptions& options) : doc_(doc), options_(options) {
+        std::vector<JsonValue>& nodes = doc_.nodes();
+        order_.resize(nodes.size());
+        std::iota(order_.begin(), order_.end(), size_t{0});
+        std::sort(order_.begin(), order_.end(),
+                  [&](size_t a, size_t b) { return EtDocument::id(nodes[a]) < EtDocument::id(nodes[b]); });
+    }
+
+    ScaleStats run() {
+        if (!(options_.factor > 0) || !std::isfinite(options_.factor))
+            fail({doc_.path(), -1, -1, "--batch"}, "the scale factor must be a positive number");
+        collect_parameter_shapes();
+        find_data();
+        choose_batch();
+        propagate_and_scale();
+        return stats_;
+    }
+
+private:
+    [[noreturn]] void refuse(int64_t node, const std::string& field, const std::string& message) const {
+        fail({doc_.path(), node, -1, field}, message);
+    }
+
+    bool parameter_shaped(const Shape& s) const { return parameter_shapes_.count(s) > 0; }
+
+    // Parameters, their gradients and the optimizer's state: every tensor the
+    // optimizer's step and zero_grad touch, and what AccumulateGrad writes.
+    void collect_parameter_shapes() {
+        std::vector<JsonValue>& nodes = doc_.nodes();
+        std::unordered_map<int64_t, size_t> index;
+        for (size_t i = 0; i < nodes.size(); ++i) index.emplace(EtDocument::id(nodes[i]), i);
+        auto under_optimizer = [&](size_t i) {
+            size_t steps = 0;
+            for (size_t k = i; steps++ < nodes.size();) {
+                std::string_view name = EtDocument::name(nodes[k]);
+                if (name.rfind("Optimizer.", 0) == 0 || name.find("AccumulateGrad") != std::string_view::npos) return true;
+                auto p = index.find(doc_.parent(nodes[k]));
+                if (p == index.end() || p->second == k) return false;
+                k = p->second;
+            }
+            return false;
+        };
+        for (size_t i = 0; i < nodes.size(); ++i) {
+            if (!under_optimizer(i)) continue;
+            for (const EtValues& side : {doc_.inputs(nodes[i]), doc_.outputs(nodes[i])})
+                visit_tensors(side, [&](const EtTensor& t) {
+                    std::optional<Shape> s = read_ints(t.shape);
+                    if (!s || s->empty()) return;
+                    parameter_shapes_.insert(*s);
+                    if (s->size() == 2) parameter_shapes_.insert({(*s)[1], (*s)[0]});  // weight.t()
+                });
+        }
+        stats_.parameter_shapes = parameter_shapes_.size();
+    }
+
+    // The tensors the step reads before any op made them, less parameters
+    // and optimizer state: its inputs, labels, indices and offsets.
+    void find_data() {
+        std::set<Key> made;
+        for (size_t i : order_) {
+            JsonValue& node = doc_.nodes()[i];
+            visit_tensors(doc_.inputs(node), [&](const EtTensor& t) {
+                Key k = key_of(t.value);
+                if (made.count(k) || data_.count(k)) return;
+                std::optional<Shape> s = read_ints(t.shape);
+                made.insert(k);  // external: seen once
+                if (!s || s->empty() || parameter_shaped(*s)) return;
+                data_.emplace(k, *s);
+                if (EtDocument::name(node).find("embedding") != std::string_view::npos) embedding_inputs_.insert(k);
+            });
+            visit_tensors(doc_.outputs(node), [&](const EtTensor& t) { made.insert(key_of(t.value)); });
+        }
+        stats_.data_tensors = data_.size();
+        if (data_.empty())
+            refuse(-1, "inputs", "no input data found (every tensor the step reads is made by an op or is a parameter)");
+    }
+
+    void choose_batch() {
+        std::map<int64_t, int> votes;
+        for (const auto& [k, s] : data_) ++votes[s[0]];
+        int64_t b = options_.batch_size;
+        if (b <= 0) {
+            int best = 0;
+            for (const auto& [v, n] : votes)
+                if (n > best || (n == best && v > b)) best = n, b = v;
+        }
+        batch_ = b;
+        batch_values_.insert(b);
+        // Embedding indices grow with the batch too, though their length is not B.
+        for (const auto& [k, s] : data_)
+            if (s[0] != b && embedding_inputs_.count(k) && std::find(s.begin(), s.end(), b) == s.end())
+                batch_values_.insert(s[0]);
+        stats_.batch_before = b;
+        std::string values;
+        for (int64_t v : batch_values_) values += (values.empty() ? "" : ", ") + std::to_string(v);
+        stats_.batch_values = values;
+        stats_.batch_after = scaled(b, -1, "--batch");
+    }
+
+    int64_t scaled(int64_t v, int64_t node, const std::string& field) const {
+        double x = static_cast<double>(v) * options_.factor;
+        double r = std::round(x);
+        if (std::fabs(x - r) > 1e-6 || r < 1)
+            refuse(node, field,
+                   std::to_string(v) + " x " + std::to_string(options_.factor) + " is not a whole size (pick a factor that keeps " +
+                       std::to_string(v) + " whole)");
+        return static_cast<int64_t>(r);
+    }
+
+    // Where the batch sits in a tensor: its dimension, and `inner`, how many
+    // elements of that dimension lie below the batch's own factor (1 when the
+    // dimension is the batch alone; 48 in [8*48] when the batch is outer).
+    struct BatchPlace {
+        int dim = -1;
+        int64_t inner = 1;
+        int64_t delta = 0;  // old size - the batch size it follows (offsets[1:]: -1)
+    };
+
+    // The batch of an op's input (dimension `from.dim` of `in`) followed into
+    // one of its outputs: the same place and size (elementwise ops); the same
+    // size elsewhere (transpose, permute); for an op that keeps the elements
+    // and regroups dimensions (view, reshape, flatten), the dimension holding
+    // the same flat stride; the same place a few elements off (offsets[1:]);
+    // else a dimension of a batch size. dim -1: the op reduced the batch away
+    // (a sum over it, the loss).
+    BatchPlace follow(const Shape& out, const Shape& in, const BatchPlace& from) const {
+        const size_t d = static_cast<size_t>(from.dim);
+        const int64_t v = in[d];
+        if (d < out.size() && out[d] == v) return {from.dim, from.inner, from.delta};
+        for (size_t k = 0; k < out.size(); ++k)
+            if (out[k] == v) return {static_cast<int>(k), from.inner, from.delta};
+        if (product(out) == product(in)) {
+            Shape tail(in.begin() + static_cast<long>(d) + 1, in.end());
+            const int64_t stride = from.inner * product(tail);  // flat stride of the batch's factor
+            int64_t below = 1;                                   // product of out's dims after k
+            for (size_t k = out.size(); k-- > 0;) {
+                if (stride >= below && stride < below * out[k] && stride % below == 0 && out[k] > 1)
+                    return {static_cast<int>(k), stride / below, 0};
+                below *= out[k];
+            }
+        }
+        if (d < out.size() && std::llabs(out[d] - v) <= 2) return {from.dim, from.inner, from.delta + out[d] - v};
+        for (size_t k = 0; k < out.size(); ++k)
+            if (batch_values_.count(out[k])) return {static_cast<int>(k), 1, 0};
+        return {};
+    }
+
+    // The new shape of a tensor that carries the batch; nullopt when it keeps
+    // its shape. `hint`: the batch dimension followed from the op's input.
+    std::optional<Shape> new_shape(const Shape& s, BatchPlace& place, int64_t node, const std::string& field) const {
+        if (s.empty() || parameter_shaped(s)) return std::nullopt;
+        Shape out = s;
+        if (place.dim >= 0) {
+            out[place.dim] = scaled(s[place.dim] - place.delta, node, field) + place.delta;
+            return out;
+        }
+        for (size_t d = 0; d < s.size(); ++d)
+            if (batch_values_.count(s[d])) {
+                out[d] = scaled(s[d], node, field);
+                place = {static_cast<int>(d), 1, 0};
+                return out;
+            }
+        for (size_t d = 0; d < s.size(); ++d)
+            if (s[d] > batch_ && s[d] % batch_ == 0) {  // batch x sequence, batch x heads
+                out[d] = scaled(s[d], node, field);
+                place = {static_cast<int>(d), s[d] / batch_, 0};
+                return out;
+            }
+        const int64_t n = product(s);
+        if (s.size() >= 2 && n >= batch_ && n % batch_ == 0) {
+            std::string text;
+            for (int64_t x : s) text += (text.empty() ? "" : ", ") + std::to_string(x);
+            refuse(node, field,
+                   "cannot find the batch dimension (B = " + std::to_string(batch_) + ") in shape [" + text + "] of op '" +
+                       std::string(EtDocument::name(*node_by_id_.at(node))) + "' (give --batch-size if B is not " +
+                       std::to_string(batch_) + ")");
+        }
+        return std::nullopt;  // a reduction over the batch (the loss): same shape at any batch
+    }
+
+    struct Change {
+        Shape old_shape, new_shape, old_strides, new_strides;
+        BatchPlace place;
+    };
+
+    // Where a tensor's batch was put, by tensor and old shape.
+    struct Placed {
+        Shape old_shape;
+        BatchPlace place;
+    };
+
+    // Rewrites one tensor occurrence; returns the change when it has one.
+    std::optional<Change> rescale(const EtTensor& t, BatchPlace place, int64_t node, const char* field) {
+        std::optional<Shape> s = read_ints(t.shape);
+        if (!s) return std::nullopt;
+        std::optional<Shape> ns = new_shape(*s, place, node, field);
+        if (!ns) return std::nullopt;
+        Change c;
+        c.old_shape = *s;
+        c.new_shape = *ns;
+        c.place = place;
+        std::optional<Shape> strides = read_ints(t.strides);
+        std::vector<size_t> order(s->size());
+        std::iota(order.begin(), order.end(), size_t{0});
+        if (strides && strides->size() == s->size()) order = memory_order(*strides);
+        c.old_strides = strides && strides->size() == s->size() ? *strides : dense_strides(*s, order);
+        c.new_strides = c.old_strides == dense_strides(*s, order) ? dense_strides(*ns, order) : c.old_strides;
+        write_ints(*t.shape, *ns);
+        if (strides && strides->size() == s->size()) write_ints(*t.strides, c.new_strides);
+        if (t.value.items().size() > 3 && product(*s) == t.value.items()[3].as_int())
+            t.value.items()[3] = JsonValue::of_int(product(*ns));
+        ++stats_.scaled_tensors;
+        return c;
+    }
+
+    // Integer-list arguments that spell an old shape or strides of this op's tensors.
+    void rewrite_lists(JsonValue& node, const std::vector<Change>& changes) {
+        EtValues in = doc_.inputs(node);
+        if (!in.values || !in.values->is_array()) return;
+        for (JsonValue& v : in.values->items()) {
+            if (is_tensor_value(v)) continue;
+            std::optional<Shape> list = read_ints(&v);
+            if (!list || list->empty()) continue;
+            for (const Change& c : changes) {
+                if (matches(*list, c.old_shape)) {
+                    Shape out = c.new_shape;
+                    for (size_t i = 0; i < out.size(); ++i)
+                        if ((*list)[i] == -1) out[i] = -1;
+                    write_ints(v, out);
+                    ++stats_.rewritten_lists;
+                    break;
+                }
+                if (*list == c.old_strides && c.old_strides != c.new_strides) {
+                    write_ints(v, c.new_strides);
+                    ++stats_.rewritten_lists;
+                    break;
+                }
+            }
+        }
+    }
+
+    // A tensor occurrence with the shape its tensor was placed at: the same place.
+    BatchPlace placed(const Key& k, const Shape& s) const {
+        auto p = placed_.find(k);
+        return p == placed_.end() || p->second.old_shape != s ? BatchPlace() : p->second.place;
+    }
+
+    void propagate_and_scale() {
+        for (size_t i : order_) node_by_id_[EtDocument::id(doc_.nodes()[i])] = &doc_.nodes()[i];
+        std::map<Key, bool> carries;
+        for (const auto& [k, s] : data_) carries[k] = true;
+        for (size_t i : order_) {
+            JsonValue& node = doc_.nodes()[i];
+            const int64_t id = EtDocument::id(node);
+            bool from_data = false;
+            std::vector<Change> changes;
+            visit_tensors(doc_.inputs(node), [&](const EtTensor& t) {
+                Key k = key_of(t.value);
+                auto c = carries.find(k);
+                if (c == carries.end() || !c->second) return;
+                from_data = true;
+                std::optional<Shape> s = read_ints(t.shape);
+                if (!s) return;
+                if (auto change = rescale(t, placed(k, *s), id, "inputs")) {
+                    placed_.emplace(k, Placed{change->old_shape, change->place});
+                    changes.push_back(*change);
+                }
+            });
+            const std::optional<Change> first = changes.empty() ? std::nullopt : std::optional<Change>(changes.front());
+            visit_tensors(doc_.outputs(node), [&](const EtTensor& t) {
+                Key k = key_of(t.value);
+                std::optional<Shape> s = read_ints(t.shape);
+                // Made from data; or made from nothing (zeros(B, H)), or broadcast
+                // from a bias (expand to [B, N]), with a batch size first.
+                bool batch = from_data || (s && !s->empty() && batch_values_.count((*s)[0]) && !parameter_shaped(*s));
+                carries[k] = batch;
+                if (!batch || !s) return;
+                BatchPlace place;
+                if (first) {
+                    place = follow(*s, first->old_shape, first->place);
+                    if (place.dim < 0) {
+                        carries[k] = false;  // reduced over the batch
+                        return;
+                    }
+                }
+                if (auto change = rescale(t, place, id, "outputs")) {
+                    placed_[k] = {change->old_shape, change->place};
+                    changes.push_back(*change);
+                }
+            });
+            if (!changes.empty()) rewrite_lists(node, changes);
+        }
+    }
+
+    EtDocument& doc_;
+    ScaleOptions options_;
+    ScaleStats stats_;
+    std::vector<size_t> order_;
+    std::set<Shape> parameter_shapes_;
+    std::map<Key, Shape> data_;
+    std::set<Key> embedding_inputs_;
+    int64_t batch_ = 0;
+    std::set<int64_t> batch_values_;
+    std::unordered_map<int64_t, const JsonValue*> node_by_id_;
+    std::map<Key, Placed> placed_;
+};
+
+}  // namespace
+
+ScaleStats scale_batch(EtDocument& doc, const ScaleOptions& options) { return BatchScaler(doc, options).run(); }
+
+}  // namespace mimic::compose

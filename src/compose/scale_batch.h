@@ -1,0 +1,48 @@
+// `mimic scale --batch X`: the same training step at X times the batch,
+// written as an ET of the same schema that replay runs at the new size.
+//
+// How the batch dimension is found, without a table of every operator:
+// - The step's data are the tensors it reads but never makes, less the
+//   parameters and optimizer state (the shapes the optimizer step touches,
+//   and their transposes). Their first dimensions are the batch values: B
+//   itself (the most common one, or --batch-size), and others such as the
+//   number of embedding indices, which also grow with the batch.
+// - A tensor carries the batch when it is made from data (dataflow from
+//   those inputs). In such a tensor the dimension equal to a batch value,
+//   else the first dimension divisible by B (a flattened batch x sequence),
+//   is scaled; one with neither, whose size is still a multiple of B, is an
+//   error naming its op. Tensors with a parameter's shape (gradients, BN
+//   statistics) and reductions (the loss) keep theirs.
+// - Integer lists an op received that spell a scaled tensor's old shape or
+//   strides (view, reshape, expand, as_strided, zeros sizes...) are
+//   rewritten to the new ones; strides are recomputed in the tensor's own
+//   dimension order.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "compose/et_document.h"
+
+namespace mimic::compose {
+
+struct ScaleOptions {
+    double factor = 1;       // new batch / old batch
+    int64_t batch_size = 0;  // the trace's batch B; 0 = inferred from its data
+};
+
+struct ScaleStats {
+    int64_t batch_before = 0;
+    int64_t batch_after = 0;
+    std::string batch_values;  // every first dimension of the data, e.g. "128" or "256, 5123"
+    uint64_t data_tensors = 0;
+    uint64_t scaled_tensors = 0;      // tensor occurrences whose shape changed
+    uint64_t rewritten_lists = 0;     // integer-list arguments rewritten
+    uint64_t parameter_shapes = 0;    // distinct shapes taken as parameters or optimizer state
+};
+
+// Rewrites `doc` in place. Throws mimic::Error naming the file, node and
+// field when the batch cannot be found or a shape would not be whole.
+ScaleStats scale_batch(EtDocument& doc, const ScaleOptions& options);
+
+}  // namespace mimic::compose
