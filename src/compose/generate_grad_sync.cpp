@@ -68,12 +68,15 @@ void GradSync::gradients_ready(ProgramChain& chain, const ParamUnit& unit) {
     }
 }
 
-void GradSync::finish(ProgramChain& chain, const std::vector<ParamUnit>& units) {
+void GradSync::flush(ProgramChain& chain) {
     for (GenGroup g : {GenGroup::Data, GenGroup::ExpertData}) {
         Open& open = open_[slot(g)];
         if (open.bytes) emit(chain, g, open.bytes);
         open = Open{};
     }
+}
+
+void GradSync::optimizer(ProgramChain& chain, const std::vector<ParamUnit>& units) {
     // Adam: about 12 FLOPs per parameter; it reads the gradient, reads and
     // writes the parameter and its two fp32 moments.
     uint64_t elems = 0;

@@ -49,9 +49,14 @@ public:
     void gather_layer(ProgramChain& chain, const ParamUnit& unit, const std::string& when);
     // A unit's gradients are final (backward of the last micro-batch passed it).
     void gradients_ready(ProgramChain& chain, const ParamUnit& unit);
-    // The buckets still open, then the optimizer over `units` (Adam), then
-    // ZeRO's all-gathers of the updated parameters.
-    void finish(ProgramChain& chain, const std::vector<ParamUnit>& units);
+    // The buckets still open.
+    void flush(ProgramChain& chain);
+    // The optimizer over `units` (Adam), then ZeRO's all-gathers of the updated parameters.
+    void optimizer(ProgramChain& chain, const std::vector<ParamUnit>& units);
+    void finish(ProgramChain& chain, const std::vector<ParamUnit>& units) {
+        flush(chain);
+        optimizer(chain, units);
+    }
 
     uint64_t bucket_cap_bytes() const { return cap_; }
 

@@ -12,6 +12,7 @@ const char* gen_group_name(GenGroup g) {
         case GenGroup::Pipeline: return "pp";
         case GenGroup::Expert: return "ep";
         case GenGroup::ExpertData: return "edp";
+        case GenGroup::Embedding: return "emb";
     }
     return "?";
 }
@@ -20,19 +21,25 @@ namespace {
 
 // A kind whose groups have the same members as another's shares its ids:
 // with ep == 1 the expert-data-parallel group is the data-parallel group, and
-// with ep == dp the expert group is.
-GenGroup canonical(GenGroup g, int64_t dp, int64_t ep) {
+// with ep == dp the expert group is; with two stages the embedding group is
+// the pipeline group.
+GenGroup canonical(GenGroup g, int64_t dp, int64_t ep, int64_t pp) {
     if (g == GenGroup::ExpertData && ep == 1) return GenGroup::Data;
     if (g == GenGroup::Expert && ep == dp) return GenGroup::Data;
+    if (g == GenGroup::Embedding && pp == 2) return GenGroup::Pipeline;
     return g;
 }
 
+constexpr GenGroup kListedKinds[] = {GenGroup::Tensor, GenGroup::Data, GenGroup::Pipeline, GenGroup::Expert, GenGroup::ExpertData,
+                                     GenGroup::Embedding};
+
 }  // namespace
 
-RankLayout::RankLayout(const GenerateOptions& o) : ranks_(o.ranks), tp_(o.tp), dp_(o.dp), pp_(o.pp), ep_(o.ep) {
+RankLayout::RankLayout(const GenerateOptions& o)
+    : ranks_(o.ranks), tp_(o.tp), dp_(o.dp), pp_(o.pp), ep_(o.ep), tied_(o.model == GenModel::Gpt) {
     int64_t next = 1;
-    for (GenGroup g : {GenGroup::Tensor, GenGroup::Data, GenGroup::Pipeline, GenGroup::Expert, GenGroup::ExpertData}) {
-        if (!listed(g) || canonical(g, dp_, ep_) != g) continue;
+    for (GenGroup g : kListedKinds) {
+        if (!listed(g) || canonical(g, dp_, ep_, pp_) != g) continue;
         first_id_[static_cast<size_t>(g)] = next;
         next += groups_of_kind(g);
     }
@@ -54,6 +61,7 @@ int64_t RankLayout::group_size(GenGroup g) const {
         case GenGroup::Pipeline: return pp_;
         case GenGroup::Expert: return ep_;
         case GenGroup::ExpertData: return dp_ / ep_;
+        case GenGroup::Embedding: return tied_ && pp_ > 1 ? 2 : 1;
     }
     return 1;
 }
@@ -68,7 +76,8 @@ int64_t RankLayout::index_in_kind(GenGroup g, int64_t rank) const {
         case GenGroup::World: return 0;
         case GenGroup::Tensor: return rank / tp_;
         case GenGroup::Data: return c.tp + tp_ * c.stage;
-        case GenGroup::Pipeline: return rank % (tp_ * dp_);
+        case GenGroup::Pipeline:
+        case GenGroup::Embedding: return rank % (tp_ * dp_);
         case GenGroup::Expert: return c.tp + tp_ * (c.stage + pp_ * (c.dp / ep_));
         case GenGroup::ExpertData: return c.tp + tp_ * (c.stage + pp_ * (c.dp % ep_));
     }
@@ -76,7 +85,7 @@ int64_t RankLayout::index_in_kind(GenGroup g, int64_t rank) const {
 }
 
 int64_t RankLayout::group_id(GenGroup g, int64_t rank) const {
-    g = canonical(g, dp_, ep_);
+    g = canonical(g, dp_, ep_, pp_);
     if (!listed(g)) return 0;
     return first_id_[static_cast<size_t>(g)] + index_in_kind(g, rank);
 }
@@ -105,6 +114,11 @@ std::vector<int64_t> RankLayout::group_members(GenGroup g, int64_t rank) const {
         case GenGroup::ExpertData:
             for (m.dp = c.dp % ep_; m.dp < dp_; m.dp += ep_) members.push_back(rank_of(m));
             break;
+        case GenGroup::Embedding:
+            m.stage = 0;
+            members.push_back(rank_of(m));
+            if (group_size(g) > 1) m.stage = pp_ - 1, members.push_back(rank_of(m));
+            break;
     }
     return members;
 }
@@ -112,8 +126,8 @@ std::vector<int64_t> RankLayout::group_members(GenGroup g, int64_t rank) const {
 std::string RankLayout::comm_groups_json() const {
     JsonWriter w(0);
     w.begin_object();
-    for (GenGroup g : {GenGroup::Tensor, GenGroup::Data, GenGroup::Pipeline, GenGroup::Expert, GenGroup::ExpertData}) {
-        if (!listed(g) || canonical(g, dp_, ep_) != g) continue;
+    for (GenGroup g : kListedKinds) {
+        if (!listed(g) || canonical(g, dp_, ep_, pp_) != g) continue;
         // One representative rank per group: the group's lowest member is
         // the first rank met whose index in the kind is new.
         std::vector<bool> seen(static_cast<size_t>(groups_of_kind(g)), false);

@@ -6,6 +6,8 @@
 // Expert parallelism is carved out of data parallelism: an EP group is `ep`
 // consecutive data-parallel indices, and the expert-data-parallel group
 // (which reduces expert gradients) the dp / ep ranks that hold the same experts.
+// The embedding group (Megatron's) is the first and the last stage at the
+// same tensor and data index: they hold the two copies of a tied embedding.
 //
 // Groups are ASTRA-sim communicator groups: numbered from 1, written as
 // {"<id>": [ranks...]}, named by a collective's pg_name. A group that spans
@@ -21,9 +23,9 @@
 
 namespace mimic::compose {
 
-enum class GenGroup : uint8_t { World, Tensor, Data, Pipeline, Expert, ExpertData };
-inline constexpr size_t kGenGroupKinds = 6;
-const char* gen_group_name(GenGroup g);  // "world", "tp", "dp", "pp", "ep", "edp"
+enum class GenGroup : uint8_t { World, Tensor, Data, Pipeline, Expert, ExpertData, Embedding };
+inline constexpr size_t kGenGroupKinds = 7;
+const char* gen_group_name(GenGroup g);  // "world", "tp", "dp", "pp", "ep", "edp", "emb"
 
 struct RankCoords {
     int64_t tp = 0, dp = 0, stage = 0;
@@ -55,6 +57,7 @@ private:
     bool listed(GenGroup g) const;  // has ids of its own: more than one member, not the world
 
     int64_t ranks_, tp_, dp_, pp_, ep_;
+    bool tied_;  // the model ties its output layer to its embedding (gpt)
     std::array<int64_t, kGenGroupKinds> first_id_{};  // id of the first group of each kind
 };
 

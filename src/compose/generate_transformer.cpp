@@ -66,7 +66,7 @@ ParamUnit layer_params(const GenerateOptions& o, const Shape& x, int64_t layer) 
 class StageBuilder {
 public:
     StageBuilder(const GenerateOptions& o, const RankLayout& layout, const ComputeCost& cost, int64_t stage)
-        : o_(o), x_(shape_of(o)), stage_(stage), first_(stage == 0), last_(stage == o.pp - 1), chain_(program_, cost),
+        : o_(o), layout_(layout), x_(shape_of(o)), stage_(stage), first_(stage == 0), last_(stage == o.pp - 1), chain_(program_, cost),
           sync_(o, layout), units_(transformer_stage_params(o, stage)) {}
 
     RankProgram build() {
@@ -85,7 +85,12 @@ public:
             }
             for (int64_t i = m_count - warmup; i < m_count; ++i) backward(i);
         }
-        sync_.finish(chain_, units_);
+        sync_.flush(chain_);
+        // Megatron then sums the gradients of the two copies of a tied
+        // embedding, on the first and the last stage, before the optimizer.
+        if (layout_.group_size(GenGroup::Embedding) > 1 && (first_ || last_))
+            chain_.blocking("embed.grad.emb.ar", GenCollective::AllReduce, GenGroup::Embedding, x_.vocab * x_.h / x_.t * x_.d);
+        sync_.optimizer(chain_, units_);
         return std::move(program_);
     }
 
@@ -164,8 +169,18 @@ private:
                 tp_all_reduce(L + ".mlp.tp.ar" + mb(m));
             }
         }
-        if (last_) step("head.fwd" + mb(m), head(), false);
-        else chain_.send("act.send" + mb(m), +1, static_cast<int32_t>(2 * m), x_.act_bytes());
+        if (last_) {
+            step("head.fwd" + mb(m), head(), false);
+            // Vocabulary-parallel cross-entropy: the maximum logit, the
+            // target's logit and the sum of exponentials of every token are
+            // all-reduced over the tensor-parallel group (fp32).
+            for (const char* what : {"max", "target", "sum_exp"})
+                if (x_.t > 1)
+                    chain_.blocking(std::string("head.ce.") + what + ".tp.ar" + mb(m), GenCollective::AllReduce, GenGroup::Tensor,
+                                    x_.tokens() * 4);
+        } else {
+            chain_.send("act.send" + mb(m), +1, static_cast<int32_t>(2 * m), x_.act_bytes());
+        }
     }
 
     void backward(int64_t m) {
@@ -200,6 +215,7 @@ private:
     }
 
     const GenerateOptions& o_;
+    const RankLayout& layout_;
     const Shape x_;
     const int64_t stage_;
     const bool first_, last_;

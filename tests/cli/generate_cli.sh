@@ -48,9 +48,13 @@ assert (g["ranks"], g["dp"], g["tp"], g["pp"]) == (16, 4, 2, 2) and g["files"] =
 act = 1 * 256 * 512 * 2  # micro_batch x seq x hidden x bf16
 first, last = g["rank_kinds"]
 assert first["ranks"] == "0-7" and last["ranks"] == "8-15"
-# 2 layers per stage, 2 all-reduces forward and 2 backward each, 4 micro-batches; the first stage embeds.
+# 2 layers per stage, 2 all-reduces forward and 2 backward each, 4 micro-batches; the first stage
+# embeds; the last stage's cross-entropy all-reduces 3 fp32 per token.
 assert first["collectives"]["tp"]["all_reduce_bytes"] == (2 * 4 + 1) * 4 * act, first
-assert last["collectives"]["tp"]["all_reduce_bytes"] == 2 * 4 * 4 * act, last
+assert last["collectives"]["tp"]["all_reduce_bytes"] == 2 * 4 * 4 * act + 3 * 4 * 256 * 4, last
+# The tied embedding's gradients, summed by the two stages (50257 padded to 50432 = 128 x 2 x 197).
+for k in (first, last):
+    assert k["collectives"]["emb"]["all_reduce_bytes"] == 50432 // 2 * 512 * 2, k
 assert first["sends"] == 4 and first["send_bytes"] == 4 * act and first["recv_bytes"] == 4 * act
 # DDP: every parameter this rank holds, once, in dtype bytes.
 assert first["collectives"]["dp"]["all_reduce_bytes"] == first["params"] * 2

@@ -115,9 +115,10 @@ TEST(GenerateGpt, TensorParallelAllReducesPerLayer) {
     const GenWorkload w = build(o);
     const u64 act = 2 * 64 * 256 * 2;  // micro_batch x seq x hidden x bf16
     const GenCommTotals t = totals(w, 1);
-    // 2 in forward and 2 in backward per layer, and the embedding's, per micro-batch.
-    EXPECT_EQ(t.calls[kTp][AR], (4u * 4 + 1) * 3);
-    EXPECT_EQ(t.bytes[kTp][AR], (4u * 4 + 1) * 3 * act);
+    // 2 in forward and 2 in backward per layer, and the embedding's, per
+    // micro-batch; and the cross-entropy's 3 of one fp32 per token.
+    EXPECT_EQ(t.calls[kTp][AR], (4u * 4 + 1 + 3) * 3);
+    EXPECT_EQ(t.bytes[kTp][AR], (4u * 4 + 1) * 3 * act + 3 * 3 * (2 * 64 * 4));
     EXPECT_EQ(t.sends + t.recvs, 0u);
     EXPECT_EQ(t.calls[kDp][AR], 0u);  // dp 1: nothing to synchronise
 }
@@ -158,9 +159,16 @@ TEST(GenerateGpt, PipelineSendsActivationsAndGradients) {
         EXPECT_EQ(t.sends, 5 * neighbours) << stage;
         EXPECT_EQ(t.recvs, 5 * neighbours) << stage;
         EXPECT_EQ(t.send_bytes, 5 * neighbours * act) << stage;
-        // One layer per stage: 4 all-reduces per micro-batch, the first stage one more.
-        EXPECT_EQ(t.calls[kTp][AR], 5u * (4 + (stage == 0))) << stage;
+        // One layer per stage: 4 all-reduces per micro-batch, the first
+        // stage's embedding one more, the last stage's cross-entropy 3.
+        EXPECT_EQ(t.calls[kTp][AR], 5u * (4 + (stage == 0) + 3 * (stage == 3))) << stage;
+        // The tied embedding's gradients: summed by the first and last stage.
+        const size_t kEmb = static_cast<size_t>(GenGroup::Embedding);
+        EXPECT_EQ(t.calls[kEmb][AR], stage == 0 || stage == 3 ? 1u : 0u) << stage;
+        EXPECT_EQ(t.bytes[kEmb][AR], stage == 0 || stage == 3 ? 1024u * 256 / 2 * 2 : 0u) << stage;
     }
+    EXPECT_EQ(w.layout.group_members(GenGroup::Embedding, 5), (std::vector<int64_t>{1, 7}));
+    EXPECT_EQ(w.layout.group_id(GenGroup::Embedding, 1), w.layout.group_id(GenGroup::Embedding, 7));
     // The last stage holds the tied output layer's copy; the first the embedding.
     EXPECT_GT(params_of_stage(w.options, 3, GenGroup::Data), params_of_stage(w.options, 1, GenGroup::Data));
 }
@@ -198,7 +206,7 @@ TEST(GenerateLlama, GroupedQueryAttentionParameters) {
     const u64 h = 256, hkv = 2 * 32, f = 512, t = 2, V = 1024;
     const u64 per_layer = (2 * h * h + 2 * hkv * h + 3 * h * f) / t + 2 * h;
     EXPECT_EQ(params_of_stage(w.options, 0, GenGroup::Data), 4 * per_layer + V * h / t + h + V * h / t);
-    EXPECT_EQ(totals(w, 0).calls[kTp][AR], 4u * 4 + 1);
+    EXPECT_EQ(totals(w, 0).calls[kTp][AR], 4u * 4 + 1 + 3);  // layers, embedding, cross-entropy
 }
 
 TEST(GenerateMoe, ExpertAllToAllsOfRoutedTokens) {
@@ -311,9 +319,12 @@ TEST(GenerateChakra, FilesCarryGroupsAndPeersAndSimulate) {
             EXPECT_GE(n.duration_us, 1u);
         }
     }
+    // Two stages: the embedding group is the pipeline group.
+    EXPECT_EQ(w.layout.group_id(GenGroup::Embedding, 5), w.layout.group_id(GenGroup::Pipeline, 5));
     EXPECT_EQ(groups, (std::set<int32_t>{static_cast<int32_t>(w.layout.group_id(GenGroup::Tensor, 5)),
-                                         static_cast<int32_t>(w.layout.group_id(GenGroup::Data, 5))}));
-    EXPECT_EQ(groups.size(), 2u);
+                                         static_cast<int32_t>(w.layout.group_id(GenGroup::Data, 5)),
+                                         static_cast<int32_t>(w.layout.group_id(GenGroup::Pipeline, 5))}));
+    EXPECT_EQ(groups.size(), 3u);
 }
 
 TEST(GenerateChakra, EveryMixSimulatesToTheEnd) {
