@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <tuple>
+#include <utility>
 
 #include "compose/generate_et_builder.h"
 #include "compose/generate_layout.h"
@@ -52,6 +54,10 @@ const char* ones_like =
     "MemoryFormat? memory_format=None) -> Tensor";
 const char* sum = "aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor";
 const char* cat = "aten::cat(Tensor[] tensors, int dim=0) -> Tensor";
+const char* send =
+    "c10d::send(Tensor[] _0, __torch__.torch.classes.c10d.ProcessGroup _1, int _2, int _3) -> __torch__.torch.classes.c10d.Work _0";
+const char* recv =
+    "c10d::recv_(Tensor[] _0, __torch__.torch.classes.c10d.ProcessGroup _1, int _2, int _3) -> __torch__.torch.classes.c10d.Work _0";
 const char* allreduce =
     "c10d::allreduce_(Tensor[] _0, __torch__.torch.classes.c10d.ProcessGroup _1, __torch__.torch.classes.c10d.ReduceOp _2, int _3) "
     "-> (Tensor[] _0, __torch__.torch.classes.c10d.Work _1)";
@@ -67,9 +73,38 @@ struct Param {
 // One Python-level collective call, for meta.json (group and whether the
 // caller waited), as mimic's recorder writes them.
 struct PyCall {
+    std::string op = "all_reduce";
     std::string pg_name;
     bool async_op = false;
 };
+
+// The process groups of a rank's ET by name: the default "0", the tensor-
+// and data-parallel groups (named by their communicator-group ids), and for
+// a pipeline one group per pair of neighbouring stages and one per
+// embedding pair (first and last stage), so that the replay, which meets
+// each call's group before timing it, pairs a send with its receive.
+struct EtGroups {
+    std::map<std::string, std::vector<int64_t>> all;
+    std::string name(const std::vector<int64_t>& members, const std::string& kind, int64_t world) {
+        if (static_cast<int64_t>(members.size()) == world) return "0";
+        std::string n = kind;
+        for (int64_t m : members) n += "_" + std::to_string(m);
+        all[n] = members;
+        return n;
+    }
+};
+
+// The groups of every rank, the same list on each (as every rank calls new_group for each).
+EtGroups et_groups(const GenerateOptions& o, const RankLayout& layout) {
+    EtGroups g;
+    for (int64_t r = 0; r < o.ranks; ++r) {
+        for (GenGroup k : {GenGroup::Tensor, GenGroup::Data})
+            if (layout.group_size(k) > 1 && layout.group_id(k, r) != 0) g.all[std::to_string(layout.group_id(k, r))] = layout.group_members(k, r);
+        if (layout.coords(r).stage + 1 < o.pp) g.name({r, layout.stage_peer(r, +1)}, "p2p", o.ranks);
+        if (o.pp > 1 && layout.coords(r).stage == 0) g.name(layout.group_members(GenGroup::Embedding, r), "emb", o.ranks);
+    }
+    return g;
+}
 
 // Forward and backward of a GPT (Megatron layout: sequence-first tokens,
 // tensor-parallel attention heads and MLP width, vocabulary-parallel
@@ -78,7 +113,7 @@ struct PyCall {
 class GptEt {
 public:
     GptEt(const GenerateOptions& o, const RankLayout& layout, int64_t rank)
-        : o_(o), b_(1000 + rank), s_(o.seq), bt_(o.micro_batch), h_(o.hidden), np_(o.heads / o.tp), hn_(o.head_dim()),
+        : o_(o), rank_(rank), stage_(layout.coords(rank).stage), first_(stage_ == 0), last_(stage_ == o.pp - 1), b_(1000 + rank), s_(o.seq), bt_(o.micro_batch), h_(o.hidden), np_(o.heads / o.tp), hn_(o.head_dim()),
           hl_(o.hidden / o.tp), fl_(o.ffn / o.tp), vl_(o.padded_vocab() / o.tp), N_(o.seq * o.micro_batch) {
         dtype_ = o.dtype == "fp32" ? "float" : o.dtype == "bf16" ? "c10::BFloat16" : "c10::Half";
         scalar_type_ = o.dtype == "fp32" ? 6 : o.dtype == "bf16" ? 15 : 5;
@@ -86,16 +121,25 @@ public:
         const int64_t tp_id = layout.group_id(GenGroup::Tensor, rank), dp_id = layout.group_id(GenGroup::Data, rank);
         tp_group_ = o.tp > 1 ? std::to_string(tp_id) : "";
         dp_group_ = o.dp > 1 ? std::to_string(dp_id) : "";
+        EtGroups names;
+        if (!first_) prev_ = {layout.stage_peer(rank, -1), names.name({layout.stage_peer(rank, -1), rank}, "p2p", o.ranks)};
+        if (!last_) next_ = {layout.stage_peer(rank, +1), names.name({rank, layout.stage_peer(rank, +1)}, "p2p", o.ranks)};
+        if (o.pp > 1 && (first_ || last_)) emb_group_ = names.name(layout.group_members(GenGroup::Embedding, rank), "emb", o.ranks);
     }
 
     std::string build(std::vector<PyCall>& calls) {
         calls_ = &calls;
         make_params();
-        for (int64_t m = 0; m < o_.micro_batches; ++m) {
-            const bool last = m == o_.micro_batches - 1;
-            Activations a = forward();
-            backward(a, last);
+        if (o_.pp == 1) {
+            // Gradient accumulation: each micro-batch's backward right after its forward.
+            for (int64_t m = 0; m < o_.micro_batches; ++m) backward(forward(m), m);
+        } else {
+            // GPipe: every forward, then every backward (write_generated_et refuses 1F1B).
+            std::vector<Activations> acts;
+            for (int64_t m = 0; m < o_.micro_batches; ++m) acts.push_back(forward(m));
+            for (int64_t m = 0; m < o_.micro_batches; ++m) backward(acts[static_cast<size_t>(m)], m);
         }
+        sum_tied_embedding();
         optimizer();
         return b_.finish();
     }
@@ -117,10 +161,12 @@ private:
     Param P(Shape s) { return {T(std::move(s)), {}}; }
     static EtValue v(const EtTensor& t) { return EtBuilder::v(t); }
 
+    // This stage's parameters: the embedding on the first, its layers, the
+    // final norm and (a pipeline's) copy of the tied output layer on the last.
     void make_params() {
-        emb_ = P({vl_, h_});
-        pos_ = P({s_, 1, h_});
-        for (int64_t l = 0; l < o_.layers; ++l) {
+        if (first_) emb_ = P({vl_, h_}), pos_ = P({s_, 1, h_});
+        if (last_ && !first_) head_ = P({vl_, h_});
+        for (int64_t l = 0; l < o_.layers_per_stage(); ++l) {
             Layer L;
             L.ln1w = P({h_}), L.ln1b = P({h_});
             L.wq = P({h_, hl_}), L.bq = P({hl_}), L.wk = P({h_, hl_}), L.bk = P({hl_}), L.wv = P({h_, hl_}), L.bv = P({hl_});
@@ -129,21 +175,26 @@ private:
             L.w1 = P({h_, fl_}), L.b1 = P({fl_}), L.w2 = P({fl_, h_}), L.b2 = P({h_});
             layers_.push_back(L);
         }
-        lnfw_ = P({h_}), lnfb_ = P({h_});
+        if (last_) lnfw_ = P({h_}), lnfb_ = P({h_});
         ids_ = b_.tensor({N_}, "long int", 8);
         targets_ = b_.tensor({N_}, "long int", 8);
     }
+    Param& output_layer() { return first_ ? emb_ : head_; }
 
     static std::vector<Param*> params_of(Layer& L) {
         return {&L.ln1w, &L.ln1b, &L.wq, &L.bq, &L.wk, &L.bk, &L.wv, &L.bv, &L.wo, &L.bo, &L.ln2w, &L.ln2b, &L.w1, &L.b1, &L.w2, &L.b2};
     }
     // Registration order, as model.parameters() lists them.
     std::vector<Param*> params() {
-        std::vector<Param*> out{&emb_, &pos_};
+        std::vector<Param*> out;
+        if (first_) out = {&emb_, &pos_};
         for (Layer& L : layers_)
             for (Param* p : params_of(L)) out.push_back(p);
-        out.push_back(&lnfw_);
-        out.push_back(&lnfb_);
+        if (last_) {
+            out.push_back(&lnfw_);
+            out.push_back(&lnfb_);
+            if (!first_) out.push_back(&head_);
+        }
         return out;
     }
     void mark_final(const std::vector<Param*>& ps) {
@@ -242,20 +293,39 @@ private:
         b_.op("c10d::allreduce_", schema::allreduce,
               {EtBuilder::v_tensors({x}), EtBuilder::v_object(), EtBuilder::v_object(), EtBuilder::v_int(-1)},
               {EtBuilder::v_tensors({x}), EtBuilder::v_object()});
-        calls_->push_back({group.empty() ? "0" : group, async_op});
+        calls_->push_back({"all_reduce", group.empty() ? "0" : group, async_op});
     }
     void tp_all_reduce(const EtTensor& x) {
         if (o_.tp > 1) all_reduce(x, tp_group_, false);
     }
+    // Pipeline messages, one group per neighbouring pair (group ranks 0 and 1 by global rank).
+    struct Peer {
+        int64_t rank = -1;
+        std::string group;
+    };
+    void p2p(bool send, const EtTensor& x, const Peer& peer, int64_t tag) {
+        // In a pair's group the lower global rank is group rank 0.
+        const int64_t group_rank = peer.group == "0" ? peer.rank : (peer.rank < rank_ ? 0 : 1);
+        b_.op(send ? "c10d::send" : "c10d::recv_", send ? schema::send : schema::recv,
+              {EtBuilder::v_tensors({x}), EtBuilder::v_object(), EtBuilder::v_int(group_rank), EtBuilder::v_int(tag)}, {EtBuilder::v_object()});
+        calls_->push_back({send ? "send" : "recv", peer.group, false});
+    }
+
 
     // --- the model
-    Activations forward() {
+    Activations forward(int64_t m) {
         Activations a;
-        EtTensor e = T({N_, h_});
-        b_.op("aten::embedding", schema::embedding,
-              {v(emb_.value), v(ids_), EtBuilder::v_int(-1), EtBuilder::v_bool(false), EtBuilder::v_bool(false)}, {v(e)});
-        tp_all_reduce(e);
-        EtTensor x = view(add(view(e, {s_, bt_, h_}), pos_.value), {N_, h_});
+        EtTensor x;
+        if (first_) {
+            EtTensor e = T({N_, h_});
+            b_.op("aten::embedding", schema::embedding,
+                  {v(emb_.value), v(ids_), EtBuilder::v_int(-1), EtBuilder::v_bool(false), EtBuilder::v_bool(false)}, {v(e)});
+            tp_all_reduce(e);
+            x = view(add(view(e, {s_, bt_, h_}), pos_.value), {N_, h_});
+        } else {
+            x = T({N_, h_});
+            p2p(false, x, prev_, 2 * m);
+        }
         for (Layer& L : layers_) {
             LayerActs A;
             A.x = x;
@@ -283,9 +353,13 @@ private:
             a.layers.push_back(A);
         }
         a.xl = x;
+        if (!last_) {
+            p2p(true, x, next_, 2 * m);
+            return a;
+        }
         const Norm nf = layer_norm(x, lnfw_, lnfb_);
         a.yf = nf.y, a.meanf = nf.mean, a.rstdf = nf.rstd;
-        const EtTensor logits = mm(a.yf, t(emb_.value));
+        const EtTensor logits = mm(a.yf, t(output_layer().value));
         a.lsm = T(logits.shape);
         b_.op("aten::_log_softmax", schema::log_softmax, {v(logits), EtBuilder::v_int(1), EtBuilder::v_bool(false)}, {v(a.lsm)});
         a.loss = T({}), a.total_weight = T({});
@@ -294,7 +368,30 @@ private:
         return a;
     }
 
-    void backward(const Activations& a, bool last) {
+    void backward(const Activations& a, int64_t m) {
+        const bool last = m == o_.micro_batches - 1;
+        EtTensor gx, g_emb_head;
+        if (last_) {
+            std::tie(gx, g_emb_head) = head_backward(a);
+            if (last) mark_final({&lnfw_, &lnfb_});
+            if (!first_) {
+                accumulate(head_, g_emb_head);
+                if (last) mark_final({&head_});
+            }
+        } else {
+            gx = T({N_, h_});
+            p2p(false, gx, next_, 2 * m + 1);
+        }
+        gx = layers_backward(a, gx, last);
+        if (!first_) {
+            p2p(true, gx, prev_, 2 * m + 1);
+            return;
+        }
+        embedding_backward(gx, g_emb_head, last);
+    }
+
+    // Loss to the last layer's output; also the output layer's gradient.
+    std::pair<EtTensor, EtTensor> head_backward(const Activations& a) {
         const EtTensor one = T({});
         b_.op("aten::ones_like", schema::ones_like,
               {v(a.loss), EtBuilder::v_none(), EtBuilder::v_none(), EtBuilder::v_none(), EtBuilder::v_none(), EtBuilder::v_none()}, {v(one)});
@@ -304,10 +401,12 @@ private:
         const EtTensor g_logits = T(a.lsm.shape);
         b_.op("aten::_log_softmax_backward_data", schema::log_softmax_backward,
               {v(g_lsm), v(a.lsm), EtBuilder::v_int(1), EtBuilder::v_int(scalar_type_)}, {v(g_logits)});
-        const EtTensor g_yf = mm(g_logits, emb_.value);
+        const EtTensor g_yf = mm(g_logits, output_layer().value);
         const EtTensor g_emb_head = mm(t(g_logits), a.yf);
-        EtTensor gx = layer_norm_backward(g_yf, a.xl, {a.yf, a.meanf, a.rstdf}, lnfw_, lnfb_);
-        if (last) mark_final({&lnfw_, &lnfb_});
+        return {layer_norm_backward(g_yf, a.xl, {a.yf, a.meanf, a.rstdf}, lnfw_, lnfb_), g_emb_head};
+    }
+
+    EtTensor layers_backward(const Activations& a, EtTensor gx, bool last) {
         for (size_t li = layers_.size(); li-- > 0;) {
             Layer& L = layers_[li];
             const LayerActs& A = a.layers[li];
@@ -352,7 +451,12 @@ private:
                 sync_ready();
             }
         }
-        // Positions (broadcast over the batch) and the tied embedding.
+        return gx;
+    }
+
+    // Positions (broadcast over the batch) and the word embedding, tied to the
+    // output layer when one rank holds both.
+    void embedding_backward(const EtTensor& gx, const EtTensor& g_emb_head, bool last) {
         const EtTensor g_pos = T({s_, 1, h_});
         b_.op("aten::sum", schema::sum, {v(view(gx, {s_, bt_, h_})), EtBuilder::v_ints({1}), EtBuilder::v_bool(true), EtBuilder::v_none()},
               {v(g_pos)});
@@ -361,12 +465,16 @@ private:
         b_.op("aten::embedding_dense_backward", schema::embedding_backward,
               {v(gx), v(ids_), EtBuilder::v_int(vl_), EtBuilder::v_int(-1), EtBuilder::v_bool(false)}, {v(g_emb)});
         accumulate(emb_, g_emb);
-        accumulate(emb_, g_emb_head);
-        if (last) {
-            mark_final({&emb_, &pos_});
-            sync_ready();
-            flush_bucket();
-        }
+        if (last_) accumulate(emb_, g_emb_head);
+        if (last) mark_final({&emb_, &pos_});
+    }
+
+    // After the last backward: the buckets left, then (a pipeline's) sum of
+    // the tied embedding's two copies over the embedding group, as Megatron.
+    void sum_tied_embedding() {
+        sync_ready();
+        flush_bucket();
+        if (!emb_group_.empty()) all_reduce(output_layer().grad, emb_group_, false);
     }
 
     // DDP: gradients in buckets of --bucket-mib, last-registered first, each
@@ -403,13 +511,17 @@ private:
     }
 
     const GenerateOptions& o_;
+    const int64_t rank_, stage_;
+    const bool first_, last_;
+    Peer prev_, next_;
+    std::string emb_group_;  // first and last stage of a pipeline
     EtBuilder b_;
     const int64_t s_, bt_, h_, np_, hn_, hl_, fl_, vl_, N_;
     std::string dtype_;
     int scalar_type_ = 6;
     int item_ = 4;
     std::string tp_group_, dp_group_;
-    Param emb_, pos_, lnfw_, lnfb_;
+    Param emb_, pos_, lnfw_, lnfb_, head_;
     EtTensor ids_, targets_;
     std::vector<Layer> layers_;
     std::vector<PyCall>* calls_ = nullptr;
@@ -419,10 +531,8 @@ private:
 };
 
 // meta.json as mimic's recorder writes it: the rank, the world, every
-// process group (the default "0" and the tensor- and data-parallel groups,
-// the same list on every rank, as every rank calls new_group for each) and
-// the Python-level calls with their group.
-std::string meta_json(const GenerateOptions& o, const RankLayout& layout, int64_t rank, const std::vector<PyCall>& calls) {
+// process group (et_groups) and the Python-level calls with their group.
+std::string meta_json(const GenerateOptions& o, const EtGroups& groups, int64_t rank, const std::vector<PyCall>& calls) {
     JsonWriter j;
     j.begin_object();
     j.field("rank", static_cast<long long>(rank)).field("world_size", static_cast<long long>(o.ranks)).field("backend", "gloo");
@@ -432,19 +542,15 @@ std::string meta_json(const GenerateOptions& o, const RankLayout& layout, int64_
     j.field("group_size", static_cast<long long>(o.ranks)).key("ranks").begin_array();
     for (int64_t r = 0; r < o.ranks; ++r) j.value(static_cast<long long>(r));
     j.end_array().end_object();
-    std::map<int64_t, std::vector<int64_t>> groups;
-    for (int64_t r = 0; r < o.ranks; ++r)
-        for (GenGroup g : {GenGroup::Tensor, GenGroup::Data})
-            if (const int64_t id = layout.group_id(g, r); id != 0) groups[id] = layout.group_members(g, r);
-    for (const auto& [id, members] : groups) {
-        j.begin_object().field("pg_name", std::to_string(id)).field("backend", "gloo").field("created_by", "new_group");
+    for (const auto& [name, members] : groups.all) {
+        j.begin_object().field("pg_name", name).field("backend", "gloo").field("created_by", "new_group");
         j.field("group_size", static_cast<long long>(members.size())).key("ranks").begin_array();
         for (int64_t m : members) j.value(static_cast<long long>(m));
         j.end_array().end_object();
     }
     j.end_array();
     j.key("python_collectives").begin_array();
-    for (const PyCall& c : calls) j.begin_object().field("op", "all_reduce").field("pg_name", c.pg_name).field("async_op", c.async_op).end_object();
+    for (const PyCall& c : calls) j.begin_object().field("op", c.op).field("pg_name", c.pg_name).field("async_op", c.async_op).end_object();
     j.end_array();
     j.end_object();
     return j.str() + "\n";
@@ -454,10 +560,19 @@ std::string meta_json(const GenerateOptions& o, const RankLayout& layout, int64_
 
 EtGenerateResult write_generated_et(const GenerateOptions& o, const std::string& prefix) {
     if (o.model != GenModel::Gpt) fail({"--format", -1, -1, ""}, "et is generated for gpt only; other models as Chakra");
-    if (o.pp != 1) fail({"--pp", -1, -1, ""}, "--format et generates tensor and data parallelism; pipelines only as Chakra");
+    // The replay waits for each send until Gloo has delivered it, which
+    // takes the peer's receive. Under 1F1B a stage sends its next
+    // activations while the next stage sends its first gradients: each
+    // waits for a receive the other has not reached (tried: both ranks time
+    // out in c10d::send). Under GPipe every send meets its receive.
+    if (o.pp > 1 && o.schedule != GenSchedule::GPipe)
+        fail({"--schedule", -1, -1, ""},
+             "--format et pipelines must be gpipe (give --schedule gpipe): the replay waits for each send until its receive is posted, "
+             "and under 1F1B neighbouring stages' sends wait on each other");
     if (o.sharding != GenSharding::None) fail({o.sharding == GenSharding::Zero ? "--zero" : "--fsdp", -1, -1, ""}, "--format et synchronises gradients as DDP only");
     if (o.ranks > 64) fail({"--ranks", -1, -1, ""}, "--format et is for replays on one machine: at most 64 ranks");
     const RankLayout layout(o);
+    const EtGroups groups = et_groups(o, layout);
     EtGenerateResult result;
     size_t ops = 0, calls = 0;
     JsonWriter j;
@@ -472,7 +587,7 @@ EtGenerateResult write_generated_et(const GenerateOptions& o, const std::string&
         std::filesystem::create_directories(dir, ec);
         if (ec) fail({dir, -1, -1, ""}, "cannot create the directory: " + ec.message());
         write_output(dir + "/et.json", doc);
-        write_output(dir + "/meta.json", meta_json(o, layout, r, py));
+        write_output(dir + "/meta.json", meta_json(o, groups, r, py));
         ops = et.ops(), calls = py.size();
         j.value(dir + "/et.json");
     }
@@ -481,8 +596,9 @@ EtGenerateResult write_generated_et(const GenerateOptions& o, const std::string&
     j.end_object();
     result.json = j.str() + "\n";
     char line[512];
-    std::snprintf(line, sizeof line, "gpt on %lld ranks (dp %lld x tp %lld) as PyTorch ETs: %s/rank<r>/et.json, %zu ops and %zu collectives per rank\n",
-                  static_cast<long long>(o.ranks), static_cast<long long>(o.dp), static_cast<long long>(o.tp), prefix.c_str(), ops, calls);
+    std::snprintf(line, sizeof line, "gpt on %lld ranks (dp %lld x tp %lld x pp %lld) as PyTorch ETs: %s/rank<r>/et.json, %zu ops and %zu communication calls on the last rank\n",
+                  static_cast<long long>(o.ranks), static_cast<long long>(o.dp), static_cast<long long>(o.tp), static_cast<long long>(o.pp),
+                  prefix.c_str(), ops, calls);
     result.table = line;
     return result;
 }

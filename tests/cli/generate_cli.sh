@@ -102,7 +102,7 @@ bad "--tp:" dlrm --ranks 4 --tp 2
 bad "model:" bert --ranks 2
 bad "--dtype:" gpt --dtype fp8
 bad "--tp: does not apply to --from" --from "$work/gpt.0.et" --ranks 4 --tp 2
-bad "--pp:" gpt --ranks 4 --pp 2 --format et
+bad "--schedule: --format et pipelines must be gpipe" gpt --ranks 4 --pp 2 --format et
 
 # 5. Replay of tiny generated ETs on 1 and 2 ranks (needs mimic-torch).
 if "$mimic" replay --help > /dev/null 2>&1; then
@@ -127,6 +127,21 @@ for r in d["ranks"]:
 PY
         rm -rf "$work/et2"
     done
+    # A GPipe pipeline of 2 stages, tensor-parallel in each, with its pair and embedding groups.
+    # shellcheck disable=SC2086
+    "$mimic" generate gpt --ranks 4 --pp 2 --tp 2 --schedule gpipe --micro-batches 2 $tiny -o "$work/et4" > /dev/null 2>&1 \
+        || fail "generate --format et, 2 stages"
+    timeout 300 "$mimic" replay "$work/et4" --warmup 1 --iters 2 --timeout-s 60 --json "$work/et4.replay.json" > "$work/et4.replay.txt" 2>&1 \
+        || fail "replay of the 2-stage ET: $(tail -5 "$work/et4.replay.txt")"
+    python3 - "$work/et4.replay.json" <<'PY' || fail "2-stage replay report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["world_size"] == 4 and d["summary"]["collective_coverage_pct"] == 100.0, d["summary"]
+for r in d["ranks"]:
+    assert r["ops_replayed"] == r["ops_total"], (r["ops_replayed"], r["ops_total"])
+    kinds = {c["collective"] for c in r["collectives"]}
+    assert {"send", "recv", "all_reduce"} <= kinds, kinds
+PY
 else
     echo "note: mimic built without libtorch; the ET replay part is skipped"
 fi

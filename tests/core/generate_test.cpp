@@ -421,7 +421,39 @@ TEST(GenerateEt, TensorAndDataParallelCallsAsTheReplayReadsThem) {
         EXPECT_EQ(dp_bytes, (256 / 2 * h + 8 * h + 2 * per_layer + 2 * h) * 4);
     }
     o.pp = 2, o.ranks = 8;
-    EXPECT_EQ(testing::error_message_of([&] { write_generated_et(o, dir); }).rfind("--pp:", 0), 0u);
+    EXPECT_EQ(testing::error_message_of([&] { write_generated_et(o, dir); }).rfind("--schedule:", 0), 0u);
+}
+
+TEST(GenerateEt, PipelineStagesSendInPairGroups) {
+    GenerateOptions o;
+    o.model = GenModel::Gpt;
+    o.ranks = 3, o.pp = 3, o.layers = 3, o.hidden = 32, o.heads = 4, o.seq = 8, o.vocab = 64, o.micro_batch = 2;
+    o.micro_batches = 2, o.dtype = "fp32", o.schedule = GenSchedule::GPipe;
+    resolve_generate_options(o);
+    const std::string dir = testing::scratch_dir("generate_et_pp");
+    std::filesystem::remove_all(dir);
+    write_generated_et(o, dir);
+    const uint64_t act = 8 * 2 * 32 * 4;
+    std::vector<std::vector<std::string>> seen(3);
+    for (int64_t rank = 0; rank < 3; ++rank) {
+        const std::string rank_dir = dir + "/rank" + std::to_string(rank);
+        Trace trace = load_trace(rank_dir + "/et.json");
+        apply_recording_meta(trace, rank_dir + "/meta.json");
+        for (const auto& c : analysis::schedule_collectives(trace, trace.execution_order(), trace.python_collectives)) {
+            if (c.kind == CommKind::Send || c.kind == CommKind::Recv) {
+                EXPECT_EQ(c.input_bytes, act);
+            }
+            seen[static_cast<size_t>(rank)].push_back(analysis::call_name(c) + "@" + c.pg_name + "/" + std::to_string(c.root));
+        }
+    }
+    // GPipe: every forward's send, then every backward's; each stage's
+    // neighbours in a group of the pair, the lower rank group rank 0.
+    EXPECT_EQ(seen[0], (std::vector<std::string>{"send@p2p_0_1/1", "send@p2p_0_1/1", "recv@p2p_0_1/1", "recv@p2p_0_1/1",
+                                                 "all_reduce@emb_0_2/0"}));
+    EXPECT_EQ(seen[1], (std::vector<std::string>{"recv@p2p_0_1/0", "send@p2p_1_2/1", "recv@p2p_0_1/0", "send@p2p_1_2/1",
+                                                 "recv@p2p_1_2/1", "send@p2p_0_1/0", "recv@p2p_1_2/1", "send@p2p_0_1/0"}));
+    EXPECT_EQ(seen[2].back(), "all_reduce@emb_0_2/0");
+    EXPECT_EQ(seen[2].size(), 5u);
 }
 
 // What ASTRA-sim's feeder reads: protobuf's own parser takes every record,
