@@ -113,8 +113,8 @@ EtGroups et_groups(const GenerateOptions& o, const RankLayout& layout) {
 class GptEt {
 public:
     GptEt(const GenerateOptions& o, const RankLayout& layout, int64_t rank)
-        : o_(o), rank_(rank), stage_(layout.coords(rank).stage), first_(stage_ == 0), last_(stage_ == o.pp - 1), b_(1000 + rank), s_(o.seq), bt_(o.micro_batch), h_(o.hidden), np_(o.heads / o.tp), hn_(o.head_dim()),
-          hl_(o.hidden / o.tp), fl_(o.ffn / o.tp), vl_(o.padded_vocab() / o.tp), N_(o.seq * o.micro_batch) {
+        : o_(o), rank_(rank), stage_(layout.coords(rank).stage), first_(stage_ == 0), last_(stage_ == o.pp - 1), b_(1000 + rank),
+          s_(o.seq), bt_(o.micro_batch), h_(o.hidden), np_(o.heads / o.tp), hn_(o.head_dim()), hl_(o.hidden / o.tp), fl_(o.ffn / o.tp), vl_(o.padded_vocab() / o.tp), N_(o.seq * o.micro_batch) {
         dtype_ = o.dtype == "fp32" ? "float" : o.dtype == "bf16" ? "c10::BFloat16" : "c10::Half";
         scalar_type_ = o.dtype == "fp32" ? 6 : o.dtype == "bf16" ? 15 : 5;
         item_ = static_cast<int>(o.dtype_bytes());
@@ -311,7 +311,6 @@ private:
         calls_->push_back({send ? "send" : "recv", peer.group, false});
     }
 
-
     // --- the model
     Activations forward(int64_t m) {
         Activations a;
@@ -369,25 +368,25 @@ private:
     }
 
     void backward(const Activations& a, int64_t m) {
-        const bool last = m == o_.micro_batches - 1;
+        const bool final_mb = m == o_.micro_batches - 1;  // gradients are complete after it
         EtTensor gx, g_emb_head;
         if (last_) {
             std::tie(gx, g_emb_head) = head_backward(a);
-            if (last) mark_final({&lnfw_, &lnfb_});
+            if (final_mb) mark_final({&lnfw_, &lnfb_});
             if (!first_) {
                 accumulate(head_, g_emb_head);
-                if (last) mark_final({&head_});
+                if (final_mb) mark_final({&head_});
             }
         } else {
             gx = T({N_, h_});
             p2p(false, gx, next_, 2 * m + 1);
         }
-        gx = layers_backward(a, gx, last);
+        gx = layers_backward(a, gx, final_mb);
         if (!first_) {
             p2p(true, gx, prev_, 2 * m + 1);
             return;
         }
-        embedding_backward(gx, g_emb_head, last);
+        embedding_backward(gx, g_emb_head, final_mb);
     }
 
     // Loss to the last layer's output; also the output layer's gradient.
@@ -406,7 +405,7 @@ private:
         return {layer_norm_backward(g_yf, a.xl, {a.yf, a.meanf, a.rstdf}, lnfw_, lnfb_), g_emb_head};
     }
 
-    EtTensor layers_backward(const Activations& a, EtTensor gx, bool last) {
+    EtTensor layers_backward(const Activations& a, EtTensor gx, bool final_mb) {
         for (size_t li = layers_.size(); li-- > 0;) {
             Layer& L = layers_[li];
             const LayerActs& A = a.layers[li];
@@ -446,7 +445,7 @@ private:
             const EtTensor g_y1 = add(add(g_yq, g_yk), g_yv);
             tp_all_reduce(g_y1);
             gx = add(g_x1, layer_norm_backward(g_y1, A.x, {A.y1, A.mean1, A.rstd1}, L.ln1w, L.ln1b));
-            if (last) {
+            if (final_mb) {
                 mark_final(params_of(L));
                 sync_ready();
             }
@@ -456,7 +455,7 @@ private:
 
     // Positions (broadcast over the batch) and the word embedding, tied to the
     // output layer when one rank holds both.
-    void embedding_backward(const EtTensor& gx, const EtTensor& g_emb_head, bool last) {
+    void embedding_backward(const EtTensor& gx, const EtTensor& g_emb_head, bool final_mb) {
         const EtTensor g_pos = T({s_, 1, h_});
         b_.op("aten::sum", schema::sum, {v(view(gx, {s_, bt_, h_})), EtBuilder::v_ints({1}), EtBuilder::v_bool(true), EtBuilder::v_none()},
               {v(g_pos)});
@@ -466,7 +465,7 @@ private:
               {v(gx), v(ids_), EtBuilder::v_int(vl_), EtBuilder::v_int(-1), EtBuilder::v_bool(false)}, {v(g_emb)});
         accumulate(emb_, g_emb);
         if (last_) accumulate(emb_, g_emb_head);
-        if (last) mark_final({&emb_, &pos_});
+        if (final_mb) mark_final({&emb_, &pos_});
     }
 
     // After the last backward: the buckets left, then (a pipeline's) sum of
