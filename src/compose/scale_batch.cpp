@@ -111,10 +111,10 @@ private:
             if (!under_optimizer(i)) continue;
             for (const EtValues& side : {doc_.inputs(nodes[i]), doc_.outputs(nodes[i])})
                 visit_tensors(side, [&](const EtTensor& t) {
+                    parameter_keys_.insert(key_of(t.value));
                     std::optional<Shape> s = read_ints(t.shape);
                     if (!s || s->empty()) return;
                     parameter_shapes_.insert(*s);
-                    if (s->size() == 2) parameter_shapes_.insert({(*s)[1], (*s)[0]});  // weight.t()
                 });
         }
         stats_.parameter_shapes = parameter_shapes_.size();
@@ -126,14 +126,21 @@ private:
         std::set<Key> made;
         for (size_t i : order_) {
             JsonValue& node = doc_.nodes()[i];
+            size_t position = 0;
             visit_tensors(doc_.inputs(node), [&](const EtTensor& t) {
                 Key k = key_of(t.value);
+                const bool weight = position++ == 0;  // an embedding's first tensor is its table
                 if (made.count(k) || data_.count(k)) return;
                 std::optional<Shape> s = read_ints(t.shape);
                 made.insert(k);  // external: seen once
-                if (!s || s->empty() || parameter_shaped(*s)) return;
+                // Indices and offsets an embedding reads are data whatever their size;
+                // anything else of a parameter's shape is state (batch norm's running stats).
+                const bool embedding = !weight && EtDocument::name(node).find("embedding") != std::string_view::npos;
+                // An op's first operand is its data (a layer as wide as the batch
+                // makes the input [B, in] look like a weight [out, in]).
+                if (!s || s->empty() || parameter_keys_.count(k) || (parameter_shaped(*s) && !embedding && !weight)) return;
                 data_.emplace(k, *s);
-                if (EtDocument::name(node).find("embedding") != std::string_view::npos) embedding_inputs_.insert(k);
+                if (embedding) embedding_inputs_.insert(k);
             });
             visit_tensors(doc_.outputs(node), [&](const EtTensor& t) { made.insert(key_of(t.value)); });
         }
@@ -143,8 +150,13 @@ private:
     }
 
     void choose_batch() {
+        // Embedding indices are often more numerous than the batch's other
+        // data; they vote only when there is nothing else.
         std::map<int64_t, int> votes;
-        for (const auto& [k, s] : data_) ++votes[s[0]];
+        for (const auto& [k, s] : data_)
+            if (!embedding_inputs_.count(k)) ++votes[s[0]];
+        if (votes.empty())
+            for (const auto& [k, s] : data_) ++votes[s[0]];
         int64_t b = options_.batch_size;
         if (b <= 0) {
             int best = 0;
@@ -183,13 +195,25 @@ private:
         int64_t delta = 0;  // old size - the batch size it follows (offsets[1:]: -1)
     };
 
+    struct Change {
+        Shape old_shape, new_shape, old_strides, new_strides;
+        BatchPlace place;
+        bool is_data = false;  // the step's input data itself
+        size_t position = 0;   // among the op's tensor inputs
+    };
+
+    // Where a tensor's batch was put, by tensor and old shape.
+    struct Placed {
+        Shape old_shape;
+        BatchPlace place;
+    };
+
     // The batch of an op's input (dimension `from.dim` of `in`) followed into
     // one of its outputs: the same place and size (elementwise ops); the same
     // size elsewhere (transpose, permute); for an op that keeps the elements
     // and regroups dimensions (view, reshape, flatten), the dimension holding
-    // the same flat stride; the same place a few elements off (offsets[1:]);
-    // else a dimension of a batch size. dim -1: the op reduced the batch away
-    // (a sum over it, the loss).
+    // the same flat stride; the same place a few elements off (offsets[1:]).
+    // dim -1 when none holds.
     BatchPlace follow(const Shape& out, const Shape& in, const BatchPlace& from) const {
         const size_t d = static_cast<size_t>(from.dim);
         const int64_t v = in[d];
@@ -207,6 +231,51 @@ private:
             }
         }
         if (d < out.size() && std::llabs(out[d] - v) <= 2) return {from.dim, from.inner, from.delta + out[d] - v};
+        return {};
+    }
+
+    // Ops that contract their operands' dimensions: an input whose batch is
+    // the contracted dimension makes an output without it (a weight's
+    // gradient is mm(x.t(), grad)), whatever sizes happen to match.
+    static bool contracted(std::string_view op, size_t position, int dim) {
+        struct Rule {
+            std::string_view op;
+            size_t position;
+            int dim;
+        };
+        static constexpr Rule kRules[] = {{"aten::mm", 0, 1},     {"aten::mm", 1, 0},     {"aten::addmm", 1, 1},
+                                          {"aten::addmm", 2, 0},  {"aten::bmm", 0, 2},    {"aten::bmm", 1, 1},
+                                          {"aten::baddbmm", 1, 2}, {"aten::baddbmm", 2, 1}};
+        for (const Rule& r : kRules)
+            if (r.op == op && r.position == position && r.dim == dim) return true;
+        return false;
+    }
+
+    // Ops whose outputs after the first are per-channel statistics or weight
+    // gradients: never batch-carrying, though they are made from the batch.
+    static bool statistics_after_first(std::string_view op) {
+        for (std::string_view s : {"aten::convolution_backward", "aten::native_batch_norm", "aten::native_batch_norm_backward",
+                                   "aten::_batch_norm_impl_index", "aten::_batch_norm_impl_index_backward",
+                                   "aten::cudnn_batch_norm", "aten::cudnn_batch_norm_backward", "aten::native_layer_norm_backward",
+                                   "aten::cudnn_convolution_backward", "aten::mkldnn_convolution_backward"})
+            if (s == op) return true;
+        return false;
+    }
+
+    // follow() from each batch-carrying input in turn (embedding_bag's output
+    // follows its offsets, not its indices); else a dimension of a batch size.
+    BatchPlace follow_any(const Shape& out, const std::vector<Change>& inputs, std::string_view op, bool& from_data) const {
+        from_data = false;
+        bool any = false;
+        for (const Change& c : inputs) {
+            if (contracted(op, c.position, c.place.dim)) continue;
+            any = true;
+            BatchPlace p = follow(out, c.old_shape, c.place);
+            from_data = c.is_data;
+            if (p.dim >= 0) return p;
+        }
+        from_data = false;
+        if (!any) return {};  // every batch-carrying operand was contracted away
         for (size_t k = 0; k < out.size(); ++k)
             if (batch_values_.count(out[k])) return {static_cast<int>(k), 1, 0};
         return {};
@@ -214,8 +283,9 @@ private:
 
     // The new shape of a tensor that carries the batch; nullopt when it keeps
     // its shape. `hint`: the batch dimension followed from the op's input.
-    std::optional<Shape> new_shape(const Shape& s, BatchPlace& place, int64_t node, const std::string& field) const {
-        if (s.empty() || parameter_shaped(s)) return std::nullopt;
+    std::optional<Shape> new_shape(const Shape& s, BatchPlace& place, bool is_data, int64_t node, const std::string& field) const {
+        (void)is_data;
+        if (s.empty()) return std::nullopt;
         Shape out = s;
         if (place.dim >= 0) {
             out[place.dim] = scaled(s[place.dim] - place.delta, node, field) + place.delta;
@@ -245,27 +315,20 @@ private:
         return std::nullopt;  // a reduction over the batch (the loss): same shape at any batch
     }
 
-    struct Change {
-        Shape old_shape, new_shape, old_strides, new_strides;
-        BatchPlace place;
-    };
-
-    // Where a tensor's batch was put, by tensor and old shape.
-    struct Placed {
-        Shape old_shape;
-        BatchPlace place;
-    };
-
     // Rewrites one tensor occurrence; returns the change when it has one.
-    std::optional<Change> rescale(const EtTensor& t, BatchPlace place, int64_t node, const char* field) {
+    // `from_data`: an output followed from data itself (embedding_bag's
+    // per-bag outputs from its offsets), which a parameter's shape does not
+    // veto: a layer as wide as the batch is common, such data never a gradient.
+    std::optional<Change> rescale(const EtTensor& t, BatchPlace place, int64_t node, const char* field, bool from_data = false) {
         std::optional<Shape> s = read_ints(t.shape);
         if (!s) return std::nullopt;
-        std::optional<Shape> ns = new_shape(*s, place, node, field);
+        std::optional<Shape> ns = new_shape(*s, place, from_data || data_.count(key_of(t.value)) > 0, node, field);
         if (!ns) return std::nullopt;
         Change c;
         c.old_shape = *s;
         c.new_shape = *ns;
         c.place = place;
+        c.is_data = data_.count(key_of(t.value)) > 0;
         std::optional<Shape> strides = read_ints(t.strides);
         std::vector<size_t> order(s->size());
         std::iota(order.begin(), order.end(), size_t{0});
@@ -321,7 +384,9 @@ private:
             const int64_t id = EtDocument::id(node);
             bool from_data = false;
             std::vector<Change> changes;
+            size_t position = 0;
             visit_tensors(doc_.inputs(node), [&](const EtTensor& t) {
+                const size_t here = position++;
                 Key k = key_of(t.value);
                 auto c = carries.find(k);
                 if (c == carries.end() || !c->second) return;
@@ -329,28 +394,49 @@ private:
                 std::optional<Shape> s = read_ints(t.shape);
                 if (!s) return;
                 if (auto change = rescale(t, placed(k, *s), id, "inputs")) {
+                    change->position = here;
                     placed_.emplace(k, Placed{change->old_shape, change->place});
                     changes.push_back(*change);
                 }
             });
-            const std::optional<Change> first = changes.empty() ? std::nullopt : std::optional<Change>(changes.front());
+            const std::string_view op = EtDocument::name(node);
+            size_t output_position = 0;
+            int64_t largest_input = 0;  // elements of the op's largest tensor operand
+            visit_tensors(doc_.inputs(node), [&](const EtTensor& t) {
+                if (std::optional<Shape> s = read_ints(t.shape)) largest_input = std::max(largest_input, product(*s));
+            });
+            const std::vector<Change> input_changes = changes;
             visit_tensors(doc_.outputs(node), [&](const EtTensor& t) {
                 Key k = key_of(t.value);
                 std::optional<Shape> s = read_ints(t.shape);
-                // Made from data; or made from nothing (zeros(B, H)), or broadcast
-                // from a bias (expand to [B, N]), with a batch size first.
-                bool batch = from_data || (s && !s->empty() && batch_values_.count((*s)[0]) && !parameter_shaped(*s));
-                carries[k] = batch;
-                if (!batch || !s) return;
-                BatchPlace place;
-                if (first) {
-                    place = follow(*s, first->old_shape, first->place);
-                    if (place.dim < 0) {
-                        carries[k] = false;  // reduced over the batch
+                // An op inside another remaking the enclosing op's output (the
+                // empty + view native_layer_norm fills its mean with): as placed.
+                if (s) {
+                    BatchPlace known = placed(k, *s);
+                    if (known.dim >= 0 && carries[k]) {
+                        ++output_position;
+                        if (auto change = rescale(t, known, id, "outputs")) changes.push_back(*change);
                         return;
                     }
                 }
-                if (auto change = rescale(t, place, id, "outputs")) {
+                // Made from data; or made from nothing (zeros(B, H)), or broadcast
+                // from a bias (expand to [B, N]: more elements than any operand),
+                // with a batch size first.
+                bool batch = from_data || (s && !s->empty() && batch_values_.count((*s)[0]) && !parameter_shaped(*s) &&
+                                           product(*s) > largest_input);
+                if (output_position++ > 0 && statistics_after_first(op)) batch = false;
+                carries[k] = batch;
+                if (!batch || !s) return;
+                BatchPlace place;
+                bool direct = false;
+                if (!input_changes.empty()) {
+                    place = follow_any(*s, input_changes, op, direct);
+                    if (place.dim < 0) {
+                        carries[k] = false;  // reduced over the batch (a sum over it, the loss)
+                        return;
+                    }
+                }
+                if (auto change = rescale(t, place, id, "outputs", direct)) {
                     placed_[k] = {change->old_shape, change->place};
                     changes.push_back(*change);
                 }
@@ -364,6 +450,7 @@ private:
     ScaleStats stats_;
     std::vector<size_t> order_;
     std::set<Shape> parameter_shapes_;
+    std::set<Key> parameter_keys_;
     std::map<Key, Shape> data_;
     std::set<Key> embedding_inputs_;
     int64_t batch_ = 0;

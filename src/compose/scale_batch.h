@@ -3,16 +3,20 @@
 //
 // How the batch dimension is found, without a table of every operator:
 // - The step's data are the tensors it reads but never makes, less the
-//   parameters and optimizer state (the shapes the optimizer step touches,
-//   and their transposes). Their first dimensions are the batch values: B
-//   itself (the most common one, or --batch-size), and others such as the
-//   number of embedding indices, which also grow with the batch.
-// - A tensor carries the batch when it is made from data (dataflow from
-//   those inputs). In such a tensor the dimension equal to a batch value,
-//   else the first dimension divisible by B (a flattened batch x sequence),
-//   is scaled; one with neither, whose size is still a multiple of B, is an
-//   error naming its op. Tensors with a parameter's shape (gradients, BN
-//   statistics) and reductions (the loss) keep theirs.
+//   parameters, optimizer state and buffers (the shapes the optimizer step
+//   touches), embedding indices and offsets always included. Their first
+//   dimensions are the batch values: B itself (the most common one among
+//   data other than embedding indices, or --batch-size), and others such as
+//   the number of embedding indices, which also grow with the batch.
+// - A tensor carries the batch when it is made from data (dataflow). Its
+//   batch dimension is followed from the op's input: same place and size,
+//   same size elsewhere (transposes), the same flat stride through views and
+//   reshapes (a seq-first [S*B, H] splits into [S, B*heads, d] at the right
+//   dimension), the same place a few elements off (offsets[1:]); else a
+//   dimension of a batch size. An output with none of these is a reduction
+//   over the batch (the loss, a gradient) and keeps its shape; so do tensors
+//   of a parameter's shape. Data with no batch dimension found is an error
+//   naming the op.
 // - Integer lists an op received that spell a scaled tensor's old shape or
 //   strides (view, reshape, expand, as_strided, zeros sizes...) are
 //   rewritten to the new ones; strides are recomputed in the tensor's own
