@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Does a cut replay as its region did inside the full replay (issue: cut within 5%)?
 
-For each built-in model: record it, replay the whole iteration with per-op times, then cut
-regions out of the ET with `mimic cut` and replay each alone. A region is a top-level op's
+For each built-in model: record it, replay the recording with per-op times, then cut regions
+out of it with `mimic cut` (each a recording directory, so it replays with the original's page
+faults and layouts, as the full replay does) and replay each alone. A region is a top-level op's
 subtree (the largest ops by replay time) or a block of consecutive top-level ops (the
 forward pass, `--nodes A..B`). Compared: the region's op time inside the full replay (sum of
 its top-level ops' per-op times) against the cut's op time replayed alone.
@@ -26,8 +27,8 @@ def run(cmd, env=None):
     return r.stdout
 
 
-def op_times(mimic, et, out, env):
-    run([mimic, "replay", et, "--threads", "1", "--op-times", out, "--warmup", "2", "--iters", "5",
+def op_times(mimic, rec, out, env):
+    run([mimic, "replay", rec, "--threads", "1", "--op-times", out, "--warmup", "2", "--iters", "5",
          "--op-passes", "9", "--no-profiled-pass"], env)
     return json.load(open(out))["ops"]
 
@@ -57,7 +58,7 @@ def main():
             rec = os.path.join(tmp, model)
             run([mimic, "record", "--workload", model, "--out", rec, "--threads", "1"], env)
             et = os.path.join(rec, "et.json.gz")
-            full = op_times(mimic, et, os.path.join(tmp, model + "_full.json"), env)
+            full = op_times(mimic, rec, os.path.join(tmp, model + "_full.json"), env)
             by_id = {o["node_id"]: o for o in full}
             regions = []
             for o in sorted(full, key=lambda o: -o["replay_us"])[: args.regions]:
@@ -67,8 +68,8 @@ def main():
                 ids = [i for i in by_id if block[0] <= i <= block[1]]
                 regions.append((f"forward block {block[0]}..{block[1]}", ["--nodes", f"{block[0]}..{block[1]}"], ids))
             for label, selector, ids in regions:
-                cut = os.path.join(tmp, f"{model}_cut.json")
-                run([mimic, "cut", et, *selector, "-o", cut], env)
+                cut = os.path.join(tmp, f"{model}_cut")  # a directory: the cut as a recording
+                run([mimic, "cut", rec, *selector, "-o", cut], env)
                 alone = op_times(mimic, cut, os.path.join(tmp, model + "_cut_times.json"), env)
                 inside_us = sum(by_id[i]["replay_us"] for i in ids if i in by_id)
                 alone_us = sum(o["replay_us"] for o in alone)

@@ -48,6 +48,7 @@ public:
         std::vector<bool> in(doc_.nodes().size(), false);
         for (size_t t : tops) take_subtree(t, in);
         stats.external_tensors = check_tensors(in);
+        write_live_out(in, stats);
         keep_roots(in);
         std::vector<int64_t> new_parent(in.size(), -1);
         for (size_t i = 0; i < in.size(); ++i)
@@ -233,6 +234,39 @@ private:
             });
         }
         return external.size();
+    }
+
+    // The tensors the region makes that the rest of the trace reads later
+    // (activations backward reads): the replay keeps them alive to the end,
+    // so the region allocates on the memory it had inside the full replay
+    // (Trace::live_out_tensors).
+    void write_live_out(const std::vector<bool>& in, CutStats& stats) {
+        std::set<std::pair<int64_t, int64_t>> made, live;
+        for (size_t i : execution_order()) {
+            JsonValue& node = doc_.nodes()[i];
+            if (in[i]) {
+                visit_tensors(doc_.outputs(node), [&](const EtTensor& t) {
+                    made.insert({t.value.items()[0].as_int(), t.value.items()[1].as_int()});
+                });
+                continue;
+            }
+            visit_tensors(doc_.inputs(node), [&](const EtTensor& t) {
+                std::pair<int64_t, int64_t> key{t.value.items()[0].as_int(), t.value.items()[1].as_int()};
+                if (made.count(key)) live.insert(key);
+            });
+        }
+        stats.live_out_tensors = live.size();
+        JsonValue list = JsonValue::array();
+        for (const auto& [id, storage] : live) {
+            JsonValue pair = JsonValue::array();
+            pair.items().push_back(JsonValue::of_int(id));
+            pair.items().push_back(JsonValue::of_int(storage));
+            list.items().push_back(std::move(pair));
+        }
+        JsonValue marker = JsonValue::object();
+        marker["region"] = JsonValue::of_string(stats.description);
+        marker["live_out"] = std::move(list);
+        doc_.root()["mimic_cut"] = std::move(marker);
     }
 
     // The process and thread roots above the region stay, so the cut has the

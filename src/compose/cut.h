@@ -4,7 +4,11 @@
 // reports on the full trace; nodes whose parent is left out hang from their
 // thread's root. Tensors the region reads but did not make are left as
 // inputs, which replay materialises from their recorded shape and dtype; one
-// with no shape cannot be, and the cut is refused naming it.
+// with no shape cannot be, and the cut is refused naming it. Tensors the region
+// makes that the full trace reads after it (activations kept for backward) are
+// listed in a top-level "mimic_cut": {"region", "live_out"} that replay reads:
+// it keeps them alive to the iteration's end, so the region runs on the memory
+// it had inside the full replay (readers that do not know the key ignore it).
 #pragma once
 
 #include <cstdint>
@@ -32,6 +36,7 @@ struct CutStats {
     uint64_t first_id = 0;        // id range of the region's nodes
     uint64_t last_id = 0;
     uint64_t external_tensors = 0;  // read by the region, made before it: replay materialises them
+    uint64_t live_out_tensors = 0;  // made by the region, read after it: replay keeps them to the end
     std::string description;      // what was cut, for reports ("subtree of node 52 '## forward ##'")
 };
 

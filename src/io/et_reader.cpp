@@ -36,6 +36,17 @@ void read_header_field(Trace& trace, std::string_view key, std::string_view raw,
     } else if (key == "pid" || key == "start_ts" || key == "finish_ts") {
         if (e.get_int64().get(i) != simdjson::SUCCESS) fail(where, "expected an integer");
         (key == "pid" ? trace.pid : key == "start_ts" ? trace.start_ts : trace.finish_ts) = i;
+    } else if (key == "mimic_cut") {
+        simdjson::dom::array live;
+        if (e.at_key("live_out").get_array().get(live) != simdjson::SUCCESS) return;
+        for (simdjson::dom::element pair : live) {
+            simdjson::dom::array ids;
+            uint64_t tensor = 0, storage = 0;
+            if (pair.get_array().get(ids) != simdjson::SUCCESS || ids.size() != 2 ||
+                ids.at(0).get_uint64().get(tensor) != simdjson::SUCCESS || ids.at(1).get_uint64().get(storage) != simdjson::SUCCESS)
+                fail(where, "live_out: expected [tensor id, storage id] pairs");
+            trace.live_out_tensors.emplace_back(tensor, storage);
+        }
     }
     // Other header fields (e.g. "distributedInfo" in later writers) are not needed.
 }

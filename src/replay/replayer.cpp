@@ -6,6 +6,7 @@
 #include <c10/util/Exception.h>
 
 #include <algorithm>
+#include <set>
 #include <chrono>
 #include <string_view>
 #include <unordered_map>
@@ -237,6 +238,17 @@ void Replayer::compute_releases() {
         for (const OutputBinding& o : steps_[s].outputs) last_use[o.slot] = std::max<int64_t>(last_use[o.slot], int64_t(s));
         for (const TensorPatch& p : steps_[s].patches)
             if (!p.dead) last_use[p.slot] = std::max<int64_t>(last_use[p.slot], int64_t(s));
+    }
+    // A cut's tensors that the full trace read after the region: held to the
+    // end of the iteration (its last step), as the full trace's later readers
+    // held them (Trace::live_out_tensors).
+    if (!trace_.live_out_tensors.empty()) {
+        std::set<std::pair<uint64_t, uint64_t>> live(trace_.live_out_tensors.begin(), trace_.live_out_tensors.end());
+        for (const Step& step : steps_)
+            for (const OutputBinding& o : step.outputs) {
+                const TensorMeta& meta = trace_.tensors[o.tensor_index];
+                if (live.count({meta.tensor_id, meta.storage_id})) last_use[o.slot] = int64_t(steps_.size()) - 1;
+            }
     }
     for (size_t slot = 0; slot < last_use.size(); ++slot)
         if (last_use[slot] >= 0) release_after_[size_t(last_use[slot])].push_back(uint32_t(slot));

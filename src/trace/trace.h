@@ -88,6 +88,12 @@ public:
     std::vector<ProcessGroup> process_groups;
     std::vector<PythonCollective> python_collectives;  // from a recording's meta.json, else empty
     std::vector<Attr> metadata_attrs;  // Chakra GlobalMetadata attrs beyond the version
+    // A `mimic cut` of a bigger trace: the tensors (tensor id, storage id) its
+    // region made that the full trace read after the region ("mimic_cut":
+    // {"live_out": [[id, storage], ...]}). A replay keeps them to the end of
+    // the iteration, as the full trace's later readers (backward) kept them,
+    // so the region allocates on the memory it had inside the full replay.
+    std::vector<std::pair<uint64_t, uint64_t>> live_out_tensors;
 
     // Columns
     StringInterner strings;

@@ -69,4 +69,13 @@ echo "$msg" | grep -q "shared/et.json.gz: field 'mimic_obfuscated': this trace i
 "$MIMIC" cut "$TMP/rec" --subtree "nn.Module: AcmeSecretEncoder" -o "$TMP/enc.json" > /dev/null || fail "cut the encoder"
 out=$("$MIMIC" replay "$TMP/enc.json" "${quick[@]}") || fail "replay the encoder's cut"
 echo "$out" | grep -q "ops: [1-9]" || fail "the encoder's cut replayed nothing: $out"
+# A cut of a recording into a directory is a recording: it replays with the original's
+# per-op files, and compares with no whole-iteration time that is not its own.
+"$MIMIC" cut "$TMP/rec" --iteration 0 -o "$TMP/step_rec" > /dev/null || fail "cut the recording into a directory"
+for f in et.json.gz meta.json op_faults.json op_gaps.json op_layouts.json; do
+    [ -f "$TMP/step_rec/$f" ] || fail "the cut recording lacks $f"
+done
+grep -q '"untraced_median_ms"' "$TMP/step_rec/meta.json" && fail "the cut's meta.json keeps the whole iteration's time"
+grep -q '"cut":' "$TMP/step_rec/meta.json" || fail "the cut's meta.json does not say what it was cut from"
+"$MIMIC" replay "$TMP/step_rec" "${quick[@]}" | grep -q "ops: [1-9][0-9]* of [1-9][0-9]* top-level replayed" || fail "replay the cut recording"
 echo "PASS"

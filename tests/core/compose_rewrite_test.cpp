@@ -219,6 +219,15 @@ TEST(ComposeCut, ASubtreeIsAValidEtOfTheSameSchemaWithExactlyItsRegion) {
     EXPECT_EQ(cut.nodes.size(), below + roots);
     EXPECT_EQ(s.nodes_after, cut.nodes.size());
     EXPECT_GT(s.external_tensors, 0u);  // the parameters and the input batch
+    // The forward's activations that backward reads after it: listed, and read back for replay.
+    EXPECT_GT(s.live_out_tensors, 0u);
+    EXPECT_EQ(cut.live_out_tensors.size(), s.live_out_tensors);
+    std::set<std::pair<uint64_t, uint64_t>> made_in_cut;
+    for (const Node& n : cut.nodes)
+        for_each_tensor_index(cut, n.outputs, [&](uint32_t k) {
+            made_in_cut.insert({cut.tensors[k].tensor_id, cut.tensors[k].storage_id});
+        });
+    for (const auto& t : cut.live_out_tensors) EXPECT_TRUE(made_in_cut.count(t)) << t.first;
 }
 
 TEST(ComposeCut, OpsRangesAndIterationsSelectWhatTheySay) {
