@@ -109,6 +109,7 @@ const Registrar registrar{{
         app.add_option("--profile", args->profile, "profiler (Kineto) trace to link to the one trace given");
         app.add_option("--json", args->json, "also write the report as JSON to FILE ('-': JSON alone on stdout)");
         app.add_option("--top", args->top, "how many operators to list")->check(CLI::Range(1, 100000));
+        app.footer("Example: mimic analyze rec/ --json analysis.json   (or: mimic analyze trace_et.json.gz --profile kineto.json)");
         return [args] { return run(*args); };
     },
 }};

@@ -65,6 +65,7 @@ const Registrar registrar{{
         app.add_option("b", a->b, "second trace")->required();
         app.add_option("--json", a->json, "also write the comparison as JSON to FILE ('-': JSON alone on stdout)");
         app.add_option("--iteration", a->iteration, "ProfilerStep#N to compare (give N), 'all' = whole traces");
+        app.footer("Example: mimic diff rec/ replayed/   (an original against `mimic replay rec/ --record-replay replayed/`)");
         return [a] { return run(*a); };
     },
 }};

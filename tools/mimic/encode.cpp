@@ -31,6 +31,7 @@ const Registrar registrar{{
         app.add_option("json", args->json, "JSON dump: {\"metadata\": ..., \"nodes\": [...]} (plain or gzip)")
             ->required();
         app.add_option("--out", args->out, "Chakra trace to write")->required();
+        app.footer("Example: mimic encode job.0.json --out job.0.et");
         return [args] { return run(*args); };
     },
 }};

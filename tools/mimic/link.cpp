@@ -99,6 +99,7 @@ const Registrar registrar{{
         app.add_flag("!--no-rf-id", args->by_rf_id, "do not match by record-function id");
         app.add_flag("!--no-seq", args->by_seq, "do not match by autograd sequence number");
         app.add_flag("!--no-in-order", args->in_order, "do not match in order by name");
+        app.footer("Example: mimic link trace_et.json.gz --profile kineto.json --json link.json");
         return [args] { return run(*args); };
     },
 }};

@@ -35,6 +35,7 @@ const Registrar registrar{{
     [](CLI::App& app) -> RunFn {
         auto args = std::make_shared<ListOpsArgs>();
         app.add_option("--out", args->out, "write the table to FILE instead of stdout");
+        app.footer("Example: mimic list-ops --out cpu_ops.tsv");
         return [args] { return run(*args); };
     },
 }};

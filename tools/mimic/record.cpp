@@ -180,6 +180,7 @@ const Registrar registrar{Command{
                        "says so, over the FIFOs PREFIX.go.rankN / PREFIX.done.rankN (bench/replay_paired.py)");
         app.add_option("--timeout", o->timeout_s, "seconds before a distributed recording is stopped (default 600)")
             ->check(CLI::PositiveNumber);
+        app.footer("Example: mimic record --workload cnn --out rec/ && mimic replay rec/   (your own step: --script train.py:make_step)");
         return [o] { return run_record(*o); };
     }}};
 

@@ -243,6 +243,7 @@ const Registrar registrar{{
         app.add_option("--timeout-s", a->timeout_s,
                        "how long a rank waits for its peers (rendezvous, each collective) before it fails (default 60)")
             ->check(CLI::Range(1, 86400));
+        app.footer("Example: mimic replay rec/ --json replay.json   (ranks: mimic replay ddp_rec/ --nproc 2)");
         return [a] { return run(*a); };
     },
 }};

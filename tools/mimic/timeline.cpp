@@ -56,6 +56,7 @@ const Registrar registrar{{
             ->required();
         app.add_option("--profile", args->profile, "profiler (Kineto) trace to link for the times");
         app.add_option("--out", args->out, "Chrome trace JSON to write")->required();
+        app.footer("Example: mimic timeline trace_et.json.gz --profile kineto.json --out timeline.json   (open in ui.perfetto.dev)");
         return [args] { return run(*args); };
     },
 }};
