@@ -66,8 +66,10 @@ public:
         lines_ = !isatty(STDERR_FILENO) && !std::getenv("MIMIC_NO_PROGRESS");
     }
     void update(size_t done, size_t total, size_t failed) {
-        bar_.update(done);
-        if (!lines_) return;
+        if (!lines_) {  // a terminal: the bar (off one, these lines say more than its own would)
+            bar_.update(done);
+            return;
+        }
         const auto now = Clock::now();
         if (done < total && now - last_ < std::chrono::seconds(5)) return;
         last_ = now;
