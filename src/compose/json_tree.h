@@ -64,6 +64,14 @@ private:
     std::vector<Member> members_;
 };
 
+// Calls fn(JsonValue&) on every string value under `v` (object keys aside).
+template <typename Fn>
+void visit_strings(JsonValue& v, Fn&& fn) {
+    if (v.is_string()) fn(v);
+    for (JsonValue& item : v.items()) visit_strings(item, fn);
+    for (JsonValue::Member& m : v.members()) visit_strings(m.second, fn);
+}
+
 // Reads a JSON file, gzip or plain; throws mimic::Error naming the file.
 JsonValue read_json_file(const std::string& path);
 JsonValue parse_json_text(std::string_view text, const std::string& what);

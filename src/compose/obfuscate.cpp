@@ -19,20 +19,6 @@ constexpr std::array<std::string_view, 16> kKnownNodeKeys = {
 constexpr std::array<std::string_view, 6> kPlainStringAttrs = {"op_schema", "kernel_backend", "tensor_range",
                                                                "collective_name", "dtype", "in_split_size"};
 
-template <typename List>
-bool contains(const List& list, std::string_view s) {
-    for (std::string_view x : list)
-        if (x == s) return true;
-    return false;
-}
-
-bool all_digits(std::string_view s) {
-    if (s.empty()) return false;
-    for (char c : s)
-        if (c < '0' || c > '9') return false;
-    return true;
-}
-
 // "cpu", "cuda:0", "<None>", "<Object>": device strings and the observer's placeholders.
 bool is_placeholder(std::string_view s) {
     if (s.empty()) return true;
@@ -109,10 +95,7 @@ private:
 
     template <typename Fn>
     static void visit_strings(JsonValue* v, Fn&& fn) {
-        if (!v) return;
-        if (v->is_string()) fn(*v);
-        for (JsonValue& item : v->items()) visit_strings(&item, fn);
-        for (JsonValue::Member& m : v->members()) visit_strings(&m.second, fn);
+        if (v) compose::visit_strings(*v, fn);
     }
 
     void rename(JsonValue& s, std::string_view kind, bool is_name = false) {

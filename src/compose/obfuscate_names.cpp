@@ -27,13 +27,6 @@ constexpr std::array<std::string_view, 15> kTorchOptimizers = {
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-bool all_digits(std::string_view s) {
-    if (s.empty()) return false;
-    for (char c : s)
-        if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-    return true;
-}
-
 bool is_identifier(std::string_view s) {
     if (s.empty()) return false;
     for (char c : s)
@@ -62,6 +55,13 @@ bool looks_like_backward(std::string_view name) {
 }
 
 }  // namespace
+
+bool all_digits(std::string_view s) {
+    if (s.empty()) return false;
+    for (char c : s)
+        if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    return true;
+}
 
 std::string squash_op_name(std::string_view name) {
     std::string out;

@@ -22,6 +22,15 @@ enum class NameKind : uint8_t {
 
 NameKind classify_name(std::string_view name);
 
+// Small words of the obfuscation rules.
+bool all_digits(std::string_view s);
+template <typename List>
+bool contains(const List& list, std::string_view s) {
+    for (std::string_view x : list)
+        if (x == s) return true;
+    return false;
+}
+
 // The X of an autograd node: PyTorch's own when it is AccumulateGrad-like or
 // "<Op>Backward<N>" for an ATen op the trace runs (AddmmBackward0 for
 // aten::addmm; `aten_ops` holds op names without the namespace and without

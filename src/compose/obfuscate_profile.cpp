@@ -1,33 +1,13 @@
-#include <functional>
 #include <array>
+#include <functional>
 #include <string_view>
 
 #include "compose/obfuscate.h"
+#include "compose/obfuscate_names.h"
 #include "compose/owner_names.h"
 
 namespace mimic::compose {
 namespace {
-
-template <typename Fn>
-void visit_strings(JsonValue& v, Fn&& fn) {
-    if (v.is_string()) fn(v);
-    for (JsonValue& item : v.items()) visit_strings(item, fn);
-    for (JsonValue::Member& m : v.members()) visit_strings(m.second, fn);
-}
-
-template <size_t N>
-bool contains(const std::array<std::string_view, N>& list, std::string_view s) {
-    for (std::string_view x : list)
-        if (x == s) return true;
-    return false;
-}
-
-bool all_digits(std::string_view s) {
-    if (s.empty()) return false;
-    for (char c : s)
-        if (c < '0' || c > '9') return false;
-    return true;
-}
 
 // Device activity: kernels and copies, named by the libraries that run them.
 constexpr std::array<std::string_view, 10> kDeviceCategories = {
