@@ -106,6 +106,7 @@ Report analyze(const Trace& trace, const AnalysisOptions& options) {
     in.schema_version = trace.schema_version;
     in.rank = trace.rank;
     in.world_size = trace.world_size;
+    in.rank_source = trace.rank_source;
     in.nodes = r.nodes;
     in.operators = r.operators;
     in.time_source = r.time_source;

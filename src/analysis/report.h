@@ -41,6 +41,8 @@ struct InputSummary {
     std::string schema_version;
     int64_t rank = -1;
     int64_t world_size = -1;
+    std::string rank_source;  // Trace::rank_source
+    std::string profile_pairing;  // how a directory's profile was paired with this trace ("" when given or none)
     uint64_t nodes = 0;
     uint64_t operators = 0;
     std::string time_source;  // "none", "profile", "chakra"

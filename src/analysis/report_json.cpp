@@ -16,6 +16,8 @@ void write_inputs(JsonWriter& w, const Report& r) {
             .field("schema_version", in.schema_version)
             .field("rank", in.rank)
             .field("world_size", in.world_size)
+            .field("rank_source", in.rank_source)
+            .field("profile_pairing", in.profile_pairing)
             .field("nodes", in.nodes)
             .field("operators", in.operators)
             .field("time_source", in.time_source)

@@ -25,7 +25,10 @@ void header(std::string& out, const Report& r) {
     if (r.inputs.size() == 1) {
         const InputSummary& in = r.inputs.front();
         out += fmt::format("{} ({}, schema {})\n", in.source, in.format, in.schema_version.empty() ? "-" : in.schema_version);
-        if (in.rank >= 0) out += fmt::format("  rank {} of {}\n", in.rank, in.world_size < 0 ? "?" : std::to_string(in.world_size));
+        if (in.rank >= 0)
+            out += fmt::format("  rank {} of {} (from its {})\n", in.rank, in.world_size < 0 ? "?" : std::to_string(in.world_size),
+                               in.rank_source.empty() ? "?" : in.rank_source);
+        if (!in.profile_pairing.empty()) out += fmt::format("  profile paired by {}\n", in.profile_pairing);
     } else {
         out += fmt::format("{} traces, schema {}\n", r.inputs.size(), r.schema_version);
         TextTable t({"rank", "source", "nodes", "operators", "time", "self_ms"},

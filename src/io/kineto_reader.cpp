@@ -2,6 +2,10 @@
 
 #include <simdjson.h>
 
+#include <cctype>
+#include <cstdint>
+#include <vector>
+
 #include "io/kineto_event_parser.h"
 #include "support/byte_source.h"
 #include "support/error.h"
@@ -57,6 +61,7 @@ ProfileTrace read_kineto_trace(const std::string& path, const KinetoReadOptions&
                  "expected a list of events, got " + std::string(head));
         }
         if (key == "nodes") saw_et_nodes = true;
+        if (key == "distributedInfo") trace.distributed = parse_distributed_info(raw, path, offset);
     };
     cb.on_batch = [&](std::string_view, std::string_view batch, const std::vector<uint32_t>& starts,
                       const std::vector<uint64_t>& offsets) {
@@ -79,6 +84,85 @@ ProfileTrace read_kineto_trace(const std::string& path, const KinetoReadOptions&
     if (trace.stats.events == 0) trace.warn(path + ": the profiler trace has no events");
     trace.finalize();
     return trace;
+}
+
+namespace {
+
+std::string head_of(const std::string& path, size_t bytes) {
+    ByteSource src(path);
+    std::vector<char> head;
+    while (head.size() < bytes && src.read(head, bytes - head.size()) > 0) {
+    }
+    return std::string(head.begin(), head.end());
+}
+
+// The integer after `"key":` at or after `from`; -1 when there is none.
+int64_t int_after_key(const std::string& text, const std::string& key, size_t from) {
+    size_t at = text.find("\"" + key + "\"", from);
+    if (at == std::string::npos) return -1;
+    size_t p = text.find(':', at);
+    if (p == std::string::npos) return -1;
+    ++p;
+    while (p < text.size() && (text[p] == ' ' || text[p] == '\n' || text[p] == '\t' || text[p] == '\r')) ++p;
+    if (p >= text.size() || !std::isdigit(static_cast<unsigned char>(text[p]))) return -1;
+    int64_t v = 0;
+    while (p < text.size() && std::isdigit(static_cast<unsigned char>(text[p])) && v < (INT64_MAX - 9) / 10)
+        v = v * 10 + (text[p++] - '0');
+    return v;
+}
+
+}  // namespace
+
+ProfileIdentity peek_profile_identity(const std::string& path) {
+    ProfileIdentity id;
+    const std::string text = head_of(path, 1 << 20);
+    size_t key = text.find("\"distributedInfo\"");
+    size_t open = key == std::string::npos ? std::string::npos : text.find('{', key);
+    if (open != std::string::npos) {
+        int depth = 0;
+        bool in_string = false;
+        for (size_t i = open; i < text.size(); ++i) {
+            char c = text[i];
+            if (in_string) {
+                if (c == '\\') ++i;
+                else if (c == '"') in_string = false;
+                continue;
+            }
+            if (c == '"') in_string = true;
+            if (c == '{') ++depth;
+            if (c == '}' && --depth == 0) {
+                id.distributed = parse_distributed_info(std::string_view(text).substr(open, i - open + 1), path, open);
+                break;
+            }
+        }
+    }
+    size_t events = text.find("\"traceEvents\"");
+    id.pid = int_after_key(text, "pid", events == std::string::npos ? 0 : events);
+    return id;
+}
+
+int64_t peek_et_pid(const std::string& path) {
+    const std::string text = head_of(path, 4096);
+    size_t nodes = text.find("\"nodes\"");
+    int64_t pid = int_after_key(text, "pid", 0);
+    // Only the header's: a "pid" inside the nodes is not the process's.
+    size_t at = text.find("\"pid\"");
+    return nodes != std::string::npos && at != std::string::npos && at > nodes ? -1 : pid;
+}
+
+ProfileDistributedInfo parse_distributed_info(std::string_view raw, const std::string& path, uint64_t offset) {
+    ProfileDistributedInfo info;
+    simdjson::dom::parser parser;
+    simdjson::padded_string text(raw);
+    simdjson::dom::object o;
+    if (parser.parse(text).get_object().get(o) != simdjson::SUCCESS)
+        fail({path, -1, static_cast<int64_t>(offset), "distributedInfo"}, "expected an object");
+    int64_t v = 0;
+    if (o["rank"].get_int64().get(v) == simdjson::SUCCESS) info.rank = v;
+    if (o["world_size"].get_int64().get(v) == simdjson::SUCCESS) info.world_size = v;
+    std::string_view b;
+    if (o["backend"].get_string().get(b) == simdjson::SUCCESS) info.backend = std::string(b);
+    return info;
 }
 
 }  // namespace mimic

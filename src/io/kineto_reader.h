@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "io/kineto_trace.h"
 
@@ -19,5 +21,22 @@ struct KinetoReadOptions {
 
 // Throws mimic::Error naming the file, byte offset and field of what is wrong.
 ProfileTrace read_kineto_trace(const std::string& path, const KinetoReadOptions& options = {});
+
+// Kineto's "distributedInfo" object ({"backend", "rank", "world_size", ...})
+// from its JSON text; throws mimic::Error naming the file when it is not one.
+ProfileDistributedInfo parse_distributed_info(std::string_view raw, const std::string& path, uint64_t offset = 0);
+
+// Which rank and process a profile is of, from its first megabyte only (a
+// directory's profiles are paired with their ETs without reading them whole):
+// distributedInfo when it is there (PyTorch writes it before the events), and
+// the pid of the first event.
+struct ProfileIdentity {
+    ProfileDistributedInfo distributed;
+    int64_t pid = -1;
+};
+ProfileIdentity peek_profile_identity(const std::string& path);
+
+// The "pid" an ET's header gives, from its first kilobytes; -1 when absent.
+int64_t peek_et_pid(const std::string& path);
 
 }  // namespace mimic

@@ -93,9 +93,17 @@ struct ProfileReadStats {
     uint64_t input_bytes = 0;       // uncompressed JSON
 };
 
+// Kineto's "distributedInfo" (PyTorch writes it for a distributed job).
+struct ProfileDistributedInfo {
+    int64_t rank = -1;
+    int64_t world_size = -1;
+    std::string backend;  // "nccl", "gloo"...
+};
+
 class ProfileTrace {
 public:
     std::string source_path;
+    ProfileDistributedInfo distributed;
     StringInterner strings;
     std::vector<ProfileThread> threads;
     std::vector<HostEvent> host;

@@ -6,6 +6,7 @@
 
 #include <simdjson.h>
 
+#include "io/kineto_reader.h"
 #include "io/trace_loader.h"
 #include "support/byte_source.h"
 #include "support/error.h"
@@ -72,6 +73,70 @@ bool natural_less(const std::string& a, const std::string& b) {
     return a.size() - i < b.size() - j;
 }
 
+// Pairs each ET of a group of files with one of the profiles beside it.
+void pair_profiles(std::vector<TraceInput>& ets, const std::vector<std::string>& profiles) {
+    if (profiles.empty()) return;
+    struct Side {
+        int64_t rank = -1;
+        std::string rank_from;
+        int64_t pid = -1;
+        bool taken = false;
+    };
+    std::vector<Side> p(profiles.size());
+    for (size_t i = 0; i < profiles.size(); ++i) {
+        ProfileIdentity id = peek_profile_identity(profiles[i]);
+        p[i].pid = id.pid;
+        p[i].rank = id.distributed.rank >= 0 ? id.distributed.rank : rank_from_path(profiles[i]);
+        p[i].rank_from = id.distributed.rank >= 0 ? "distributedInfo" : "file names";
+    }
+    auto unique = [&](auto&& match) -> size_t {
+        size_t found = SIZE_MAX;
+        for (size_t i = 0; i < p.size(); ++i) {
+            if (p[i].taken || !match(p[i])) continue;
+            if (found != SIZE_MAX) return SIZE_MAX;  // two candidates: no pairing by this
+            found = i;
+        }
+        return found;
+    };
+    auto take = [&](TraceInput& et, size_t i, std::string how) {
+        p[i].taken = true;
+        et.profile_path = profiles[i];
+        et.pairing = std::move(how);
+    };
+    for (TraceInput& et : ets) {
+        const int64_t rank = rank_from_path(et.trace_path);
+        if (rank < 0) continue;
+        size_t i = unique([&](const Side& s) { return s.rank == rank; });
+        if (i != SIZE_MAX) take(et, i, "rank (" + p[i].rank_from + ")");
+    }
+    for (TraceInput& et : ets) {
+        if (!et.profile_path.empty()) continue;
+        const int64_t pid = detect_file_kind(et.trace_path) == FileKind::PyTorchEt ? peek_et_pid(et.trace_path) : -1;
+        if (pid < 0) continue;
+        size_t i = unique([&](const Side& s) { return s.pid == pid; });
+        if (i != SIZE_MAX) take(et, i, "pid");
+    }
+    if (ets.size() == 1 && profiles.size() == 1 && ets.front().profile_path.empty()) {
+        const int64_t rank = rank_from_path(ets.front().trace_path);
+        if (rank < 0 || p.front().rank < 0 || rank == p.front().rank) take(ets.front(), 0, "the only profile beside it");
+    }
+}
+
+// The ETs of a directory of files (no `mimic record` layout), each with its profile.
+void expand_files(const fs::path& dir, const std::vector<std::string>& names, std::vector<TraceInput>& out) {
+    std::vector<TraceInput> ets;
+    std::vector<std::string> profiles;
+    std::error_code ec;
+    for (const std::string& name : names) {
+        const fs::path p = dir / name;
+        if (!fs::is_regular_file(p, ec)) continue;
+        if (looks_like_trace(p)) ets.push_back({p.string(), "", "", ""});
+        else if (detect_file_kind(p.string()) == FileKind::KinetoJson) profiles.push_back(p.string());
+    }
+    pair_profiles(ets, profiles);
+    for (TraceInput& t : ets) out.push_back(std::move(t));
+}
+
 void expand_directory(const fs::path& dir, std::vector<TraceInput>& out) {
     TraceInput one;
     if (find_recording(dir, one)) {
@@ -87,13 +152,18 @@ void expand_directory(const fs::path& dir, std::vector<TraceInput>& out) {
     for (const std::string& name : entries) {
         const fs::path p = dir / name;
         TraceInput input;
-        if (fs::is_directory(p, ec)) {
-            if (find_recording(p, input)) out.push_back(std::move(input));
-        } else if (fs::is_regular_file(p, ec) && looks_like_trace(p)) {
-            input.trace_path = p.string();
+        if (!fs::is_directory(p, ec)) continue;
+        if (find_recording(p, input)) {
             out.push_back(std::move(input));
+            continue;
         }
+        // A rank's directory of foreign files (rank3/ with an ET and a profile under any names).
+        std::vector<std::string> inner;
+        for (const auto& entry : fs::directory_iterator(p, ec)) inner.push_back(entry.path().filename().string());
+        std::sort(inner.begin(), inner.end(), natural_less);
+        expand_files(p, inner, out);  // its rank: the directory's name says it (rank_from_path)
     }
+    expand_files(dir, entries, out);
     if (out.size() == before)
         fail({dir.string(), -1, -1, ""},
              "no trace in this directory (expected et.json.gz, rank subdirectories or trace files)");
@@ -112,7 +182,7 @@ std::vector<TraceInput> expand_trace_inputs(const std::vector<std::string>& path
         if (fs::is_directory(st))
             expand_directory(path, out);
         else
-            out.push_back({path, "", ""});
+            out.push_back({path, "", "", ""});
     }
     return out;
 }
@@ -126,7 +196,11 @@ void apply_recording_meta(Trace& trace, const std::string& meta_path) {
         if (meta[key].get(e) != simdjson::SUCCESS || e.is_null()) return;
         if (e.get_int64().get(out) != simdjson::SUCCESS) fail({meta_path, -1, -1, std::string(key)}, "expected an integer");
     };
+    const int64_t rank_before = trace.rank;
+    trace.rank = -1;
     int_field("rank", trace.rank);
+    if (trace.rank >= 0) trace.rank_source = "meta.json";
+    else trace.rank = rank_before;
     int_field("world_size", trace.world_size);
     trace.python_collectives = python_collectives_of(meta, meta_path);
 

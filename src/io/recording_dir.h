@@ -17,10 +17,16 @@ struct TraceInput {
     std::string trace_path;
     std::string profile_path;  // "" when there is none
     std::string meta_path;     // "" when there is none
+    // How a directory's profile was paired with this trace: "rank (distributedInfo)",
+    // "rank (file names)", "pid", "the only profile beside it"; "" when given or recorded.
+    std::string pairing;
 };
 
 // Files are taken as they are; directories are expanded (ranks in numeric
-// order). Throws mimic::Error for a path that does not exist or a directory
+// order). In a directory of foreign files (ETs and Kineto profiles under any
+// names, or one subdirectory of them per rank), each ET is paired with its
+// profile: by rank (the profile's distributedInfo, else the file names), then
+// by the process id both record, else the one profile beside one ET. Throws mimic::Error for a path that does not exist or a directory
 // with no trace in it.
 std::vector<TraceInput> expand_trace_inputs(const std::vector<std::string>& paths);
 

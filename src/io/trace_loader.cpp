@@ -58,6 +58,17 @@ int64_t rank_word(std::string_view name) {
 
 }  // namespace
 
+namespace {
+void take_rank_from_path(Trace& t, const std::string& path) {
+    if (t.rank >= 0) {
+        t.rank_source = "trace";
+        return;
+    }
+    t.rank = rank_from_path(path);
+    if (t.rank >= 0) t.rank_source = "file name";
+}
+}  // namespace
+
 int64_t rank_from_path(const std::string& path) {
     const std::filesystem::path p(path);
     const std::string file = p.filename().string();
@@ -83,12 +94,12 @@ Trace load_trace(const std::string& path) {
     switch (detect_file_kind(path)) {
         case FileKind::PyTorchEt: {
             Trace t = read_pytorch_et(path);
-            if (t.rank < 0) t.rank = rank_from_path(path);
+            take_rank_from_path(t, path);
             return t;
         }
         case FileKind::Chakra: {
             Trace t = read_chakra(path);
-            if (t.rank < 0) t.rank = rank_from_path(path);
+            take_rank_from_path(t, path);
             return t;
         }
         case FileKind::KinetoJson:

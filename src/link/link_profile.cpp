@@ -74,7 +74,31 @@ size_t drop_unnested_links(const Trace& trace, const ProfileTrace& profile, OpMa
 
 }  // namespace
 
+namespace {
+
+// The profile's distributedInfo names the rank before the file name does;
+// a trace or recording that says its own rank keeps it, and a profile that
+// disagrees is said to be another rank's.
+void take_rank_from_profile(Trace& trace, const ProfileTrace& profile) {
+    const ProfileDistributedInfo& d = profile.distributed;
+    if (d.rank < 0) return;
+    const bool trusted = trace.rank_source == "trace" || trace.rank_source == "meta.json";
+    if (trusted && trace.rank >= 0 && trace.rank != d.rank) {
+        trace.warn(profile.source_path + ": its distributedInfo says rank " + std::to_string(d.rank) + ", the trace is rank " +
+                   std::to_string(trace.rank) + " (from its " + trace.rank_source + "): a profile of another rank?");
+        return;
+    }
+    if (!trusted) {
+        trace.rank = d.rank;
+        trace.rank_source = "distributedInfo";
+    }
+    if (trace.world_size < 0) trace.world_size = d.world_size;
+}
+
+}  // namespace
+
 LinkStats link_profile(Trace& trace, const ProfileTrace& profile, const LinkOptions& options) {
+    take_rank_from_profile(trace, profile);
     if (trace.execution_order().size() != trace.nodes.size()) trace.finalize();  // indexes used below
     LinkStats stats;
     stats.et_nodes = trace.nodes.size();

@@ -85,6 +85,10 @@ public:
     int64_t finish_ts = 0;
     int64_t rank = -1;        // -1 when unknown
     int64_t world_size = -1;  // -1 when unknown
+    // Where the rank came from, most trusted first: "trace" (the file says),
+    // "meta.json" (a recording's), "distributedInfo" (its Kineto profile's),
+    // "file name" (rank3, rank-3, .3.); "" when unknown.
+    std::string rank_source;
     std::vector<ProcessGroup> process_groups;
     std::vector<PythonCollective> python_collectives;  // from a recording's meta.json, else empty
     std::vector<Attr> metadata_attrs;  // Chakra GlobalMetadata attrs beyond the version

@@ -59,6 +59,8 @@ analysis::Report analyze_input(const TraceInput& input, const analysis::Analysis
     print_warnings(trace);
     analysis::Report report = analysis::analyze(trace, options);
     report.link = std::move(link);
+    if (!input.pairing.empty())
+        for (analysis::InputSummary& in : report.inputs) in.profile_pairing = input.profile_path + " by " + input.pairing;
     return report;
 }
 
