@@ -17,7 +17,10 @@ ReplayCoverage replay_coverage(const Trace& trace, const std::vector<NodeClass>&
         const Node& node = trace.nodes[n.value];
         ++cov.total;
         bool ok = false;
-        if (trace.str(node.op_schema).empty()) {
+        if (classes[n.value].category == OpCategory::Communication) {
+            ++cov.collectives;
+            ok = true;
+        } else if (trace.str(node.op_schema).empty()) {
             ++cov.without_schema;
         } else if (!oracle) {
             ok = true;

@@ -28,6 +28,9 @@ struct ReplayCoverage {
     uint64_t replayable = 0;
     uint64_t without_schema = 0;  // Triton kernels, record_param_comms, CompiledFunction...
     uint64_t not_registered = 0;  // schema the oracle does not know (0 when no oracle)
+    // Collectives (c10d ops, record_param_comms, gloo:*/nccl:* standing alone):
+    // counted replayable, as a multi-rank replay (--nproc) runs them over Gloo.
+    uint64_t collectives = 0;
     bool kernels_checked = false; // an oracle was asked
     // The most frequent top-level operators that cannot be replayed, by name.
     std::vector<std::pair<std::string, uint64_t>> blockers;

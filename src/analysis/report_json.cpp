@@ -115,6 +115,7 @@ void write_replay(JsonWriter& w, const Report& r) {
         .field("share", c.share())
         .field("without_schema", c.without_schema)
         .field("not_registered", c.not_registered)
+        .field("collectives", c.collectives)
         .field("kernels_checked", c.kernels_checked);
     w.key("blockers").begin_array();
     for (const auto& [name, count] : c.blockers) w.begin_object().field("name", name).field("count", count).end_object();

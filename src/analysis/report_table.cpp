@@ -108,6 +108,9 @@ void replay(std::string& out, const Report& r) {
         out += fmt::format(", {} not registered with a CPU kernel in libtorch\n", c.not_registered);
     else
         out += "; CPU kernels not checked (built without libtorch)\n";
+    if (c.collectives > 0)
+        out += fmt::format("  {} of them collectives, which a multi-rank replay runs over Gloo (mimic replay DIR --nproc N)\n",
+                           c.collectives);
     if (!c.blockers.empty()) {
         TextTable t({"cannot replay", "count"}, {Align::Left, Align::Right});
         for (const auto& [name, count] : c.blockers) t.add_row({clip(name), std::to_string(count)});

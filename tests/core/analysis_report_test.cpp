@@ -23,6 +23,10 @@ struct Expected {
     uint64_t nodes, operators, operators_with_schema, top_level_operators;
     CategoryCounts aten, fused, custom, communication, label, device;
     uint64_t top_level_with_schema;  // replayable when no runtime is asked
+    // Top-level collectives without a schema (record_param_comms): replayable
+    // too, as a multi-rank replay runs them.
+    uint64_t collectives_without_schema = 0;
+    uint64_t device_collectives = 0;  // NCCL kernels among them (device work, not host operators)
 };
 
 // Derived with a short Python script (json.load over the gzip JSON, walking
@@ -37,19 +41,19 @@ const Expected kTraces[] = {
     {"pytorch/linear_et.json.gz", "1.0.1", 931, 710, 710, 320,
      {710, 320}, {0, 0}, {0, 0}, {0, 0}, {221, 221}, {0, 0}, 320},
     {"pytorch/chakra_sample_1.0.2.json.gz", "1.0.2-chakra.0.0.4", 263, 250, 220, 90,
-     {210, 70}, {0, 0}, {0, 0}, {40, 20}, {13, 3}, {0, 0}, 80},
+     {210, 70}, {0, 0}, {0, 0}, {40, 20}, {13, 3}, {0, 0}, 80, 10},
     {"pytorch/resnet_1gpu_et_1.0.3.json.gz", "1.0.3-chakra.0.0.4", 14391, 10866, 10818, 3711,
-     {10797, 3684}, {0, 0}, {0, 0}, {69, 27}, {3525, 3042}, {0, 0}, 3705},
+     {10797, 3684}, {0, 0}, {0, 0}, {69, 27}, {3525, 3042}, {0, 0}, 3705, 6},
     {"pytorch/resnet_1gpu_et_1.1.1.json.gz", "1.1.1-chakra.0.0.4", 14392, 10866, 10818, 3711,
-     {10797, 3684}, {0, 0}, {0, 0}, {69, 27}, {3526, 3043}, {0, 0}, 3705},
+     {10797, 3684}, {0, 0}, {0, 0}, {69, 27}, {3526, 3043}, {0, 0}, 3705, 6},
     {"pytorch/resnet_et.json.gz", "1.1.0-chakra.0.0.4", 14392, 10866, 10818, 3711,
-     {10797, 3684}, {0, 0}, {0, 0}, {69, 27}, {3526, 3043}, {0, 0}, 3705},
+     {10797, 3684}, {0, 0}, {0, 0}, {69, 27}, {3526, 3043}, {0, 0}, 3705, 6},
     // Top-level: the two "Torch-Compiled Region" nodes; aten::mm and the Triton
     // kernel run inside CompiledFunction inside them.
     {"pytorch/pt2/pt2_et.json", "1.1.1-chakra.0.0.4", 20, 8, 2, 2,
      {2, 0}, {6, 2}, {0, 0}, {0, 0}, {12, 8}, {0, 0}, 0},
     {"chakra/feeder_sample.0.et", "", 3664, 2448, 2448, 2448,
-     {2434, 2434}, {0, 0}, {0, 0}, {21, 21}, {0, 0}, {1209, 1209}, 2448},
+     {2434, 2434}, {0, 0}, {0, 0}, {21, 21}, {0, 0}, {1209, 1209}, 2448, 0, 7},
 };
 
 class AnalyzeRealTrace : public ::testing::TestWithParam<Expected> {};
@@ -71,8 +75,9 @@ TEST_P(AnalyzeRealTrace, CountsMatchIndependentDerivation) {
         EXPECT_EQ(r.categories[c].top_level, want[c].top_level);
     }
     EXPECT_EQ(r.replay.total, e.top_level_operators);
-    EXPECT_EQ(r.replay.replayable, e.top_level_with_schema);
-    EXPECT_EQ(r.replay.without_schema, e.top_level_operators - e.top_level_with_schema);
+    EXPECT_EQ(r.replay.replayable, e.top_level_with_schema + e.collectives_without_schema);
+    EXPECT_EQ(r.replay.without_schema, e.top_level_operators - e.top_level_with_schema - e.collectives_without_schema);
+    EXPECT_EQ(r.replay.collectives, e.communication.top_level - e.device_collectives);
     EXPECT_FALSE(r.replay.kernels_checked);
     ASSERT_EQ(r.inputs.size(), 1u);
     EXPECT_EQ(r.inputs[0].nodes, e.nodes);
