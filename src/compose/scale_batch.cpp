@@ -198,7 +198,6 @@ private:
     struct Change {
         Shape old_shape, new_shape, old_strides, new_strides;
         BatchPlace place;
-        bool is_data = false;  // the step's input data itself
         size_t position = 0;   // among the op's tensor inputs
     };
 
@@ -264,17 +263,14 @@ private:
 
     // follow() from each batch-carrying input in turn (embedding_bag's output
     // follows its offsets, not its indices); else a dimension of a batch size.
-    BatchPlace follow_any(const Shape& out, const std::vector<Change>& inputs, std::string_view op, bool& from_data) const {
-        from_data = false;
+    BatchPlace follow_any(const Shape& out, const std::vector<Change>& inputs, std::string_view op) const {
         bool any = false;
         for (const Change& c : inputs) {
             if (contracted(op, c.position, c.place.dim)) continue;
             any = true;
             BatchPlace p = follow(out, c.old_shape, c.place);
-            from_data = c.is_data;
             if (p.dim >= 0) return p;
         }
-        from_data = false;
         if (!any) return {};  // every batch-carrying operand was contracted away
         for (size_t k = 0; k < out.size(); ++k)
             if (batch_values_.count(out[k])) return {static_cast<int>(k), 1, 0};
@@ -282,9 +278,9 @@ private:
     }
 
     // The new shape of a tensor that carries the batch; nullopt when it keeps
-    // its shape. `hint`: the batch dimension followed from the op's input.
-    std::optional<Shape> new_shape(const Shape& s, BatchPlace& place, bool is_data, int64_t node, const std::string& field) const {
-        (void)is_data;
+    // its shape. `place`: the batch followed from the op's input (dim -1: to
+    // be found here, and set).
+    std::optional<Shape> new_shape(const Shape& s, BatchPlace& place, int64_t node, const std::string& field) const {
         if (s.empty()) return std::nullopt;
         Shape out = s;
         if (place.dim >= 0) {
@@ -316,19 +312,15 @@ private:
     }
 
     // Rewrites one tensor occurrence; returns the change when it has one.
-    // `from_data`: an output followed from data itself (embedding_bag's
-    // per-bag outputs from its offsets), which a parameter's shape does not
-    // veto: a layer as wide as the batch is common, such data never a gradient.
-    std::optional<Change> rescale(const EtTensor& t, BatchPlace place, int64_t node, const char* field, bool from_data = false) {
+    std::optional<Change> rescale(const EtTensor& t, BatchPlace place, int64_t node, const char* field) {
         std::optional<Shape> s = read_ints(t.shape);
         if (!s) return std::nullopt;
-        std::optional<Shape> ns = new_shape(*s, place, from_data || data_.count(key_of(t.value)) > 0, node, field);
+        std::optional<Shape> ns = new_shape(*s, place, node, field);
         if (!ns) return std::nullopt;
         Change c;
         c.old_shape = *s;
         c.new_shape = *ns;
         c.place = place;
-        c.is_data = data_.count(key_of(t.value)) > 0;
         std::optional<Shape> strides = read_ints(t.strides);
         std::vector<size_t> order(s->size());
         std::iota(order.begin(), order.end(), size_t{0});
@@ -428,15 +420,14 @@ private:
                 carries[k] = batch;
                 if (!batch || !s) return;
                 BatchPlace place;
-                bool direct = false;
                 if (!input_changes.empty()) {
-                    place = follow_any(*s, input_changes, op, direct);
+                    place = follow_any(*s, input_changes, op);
                     if (place.dim < 0) {
                         carries[k] = false;  // reduced over the batch (a sum over it, the loss)
                         return;
                     }
                 }
-                if (auto change = rescale(t, place, id, "outputs", direct)) {
+                if (auto change = rescale(t, place, id, "outputs")) {
                     placed_[k] = {change->old_shape, change->place};
                     changes.push_back(*change);
                 }

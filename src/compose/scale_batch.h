@@ -14,9 +14,10 @@
 //   reshapes (a seq-first [S*B, H] splits into [S, B*heads, d] at the right
 //   dimension), the same place a few elements off (offsets[1:]); else a
 //   dimension of a batch size. An output with none of these is a reduction
-//   over the batch (the loss, a gradient) and keeps its shape; so do tensors
-//   of a parameter's shape. Data with no batch dimension found is an error
-//   naming the op.
+//   over the batch (the loss, a gradient) and keeps its shape; so do the
+//   outputs of mm/addmm/bmm operands whose batch is the contracted
+//   dimension, and batch-norm/convolution-backward statistics and weight
+//   gradients. Data with no batch dimension found is an error naming the op.
 // - Integer lists an op received that spell a scaled tensor's old shape or
 //   strides (view, reshape, expand, as_strided, zeros sizes...) are
 //   rewritten to the new ones; strides are recomputed in the tensor's own
