@@ -38,6 +38,11 @@ public:
             auto p = index_of_.find(parent);
             if (p != index_of_.end() && p->second != i) children_[p->second].push_back(i);
         }
+        // Execution order: by id, which the observer assigns at op start.
+        order_.resize(nodes.size());
+        for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
+        std::sort(order_.begin(), order_.end(),
+                  [&](size_t a, size_t b) { return EtDocument::id(nodes[a]) < EtDocument::id(nodes[b]); });
     }
 
     CutStats run(const CutSelection& selection) {
@@ -101,9 +106,8 @@ private:
             return {found->second};
         }
         std::vector<JsonValue>& nodes = doc_.nodes();
-        std::vector<size_t> order = execution_order();
         size_t matches = 0, first = 0;
-        for (size_t i : order)
+        for (size_t i : order_)
             if (EtDocument::name(nodes[i]) == what && matches++ == 0) first = i;
         if (matches == 0) refuse("--subtree", "no node is named '" + what + "' (give a node id or an exact name)");
         description = "subtree of " + describe(first) +
@@ -124,7 +128,7 @@ private:
             matched[i] = !is_root_label(name) && std::regex_search(name, re);
         }
         std::vector<size_t> tops;
-        for (size_t i : execution_order())
+        for (size_t i : order_)
             if (matched[i] && !has_matched_ancestor(i, matched)) tops.push_back(i);
         if (tops.empty()) refuse("--ops", "no node name matches '" + pattern + "'");
         description = std::to_string(tops.size()) + " ops matching '" + pattern + "' with what runs inside them";
@@ -144,7 +148,7 @@ private:
 
     std::vector<size_t> select_ids(uint64_t a, uint64_t b) const {
         std::vector<size_t> tops;
-        for (size_t i : execution_order()) {
+        for (size_t i : order_) {
             uint64_t id = static_cast<uint64_t>(EtDocument::id(doc_.nodes()[i]));
             if (id < a || id > b || is_root_label(EtDocument::name(doc_.nodes()[i]))) continue;
             // Below another node of the range: taken with it.
@@ -162,7 +166,7 @@ private:
     // thread, outside the label's subtree).
     std::vector<size_t> select_iteration(const std::string& which, std::string& description) {
         std::vector<size_t> labels;
-        for (size_t i : execution_order())
+        for (size_t i : order_)
             if (EtDocument::name(doc_.nodes()[i]).rfind("ProfilerStep#", 0) == 0) labels.push_back(i);
         if (labels.empty()) refuse("--iteration", "the trace has no ProfilerStep# labels (cut a --subtree instead)");
         size_t pick = labels.size();
@@ -179,14 +183,6 @@ private:
         std::vector<size_t> tops = select_ids(first, last);
         description = "iteration " + std::string(EtDocument::name(doc_.nodes()[labels[pick]]));
         return tops;
-    }
-
-    std::vector<size_t> execution_order() const {
-        std::vector<size_t> order(doc_.nodes().size());
-        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::sort(order.begin(), order.end(),
-                  [&](size_t a, size_t b) { return EtDocument::id(doc_.nodes()[a]) < EtDocument::id(doc_.nodes()[b]); });
-        return order;
     }
 
     size_t parent_index(size_t i) const {
@@ -216,7 +212,7 @@ private:
     // each must have a recorded shape for replay to make it.
     uint64_t check_tensors(const std::vector<bool>& in) {
         std::set<std::pair<int64_t, int64_t>> made, external;
-        for (size_t i : execution_order()) {
+        for (size_t i : order_) {
             if (!in[i]) continue;
             JsonValue& node = doc_.nodes()[i];
             const int64_t id = EtDocument::id(node);
@@ -242,7 +238,7 @@ private:
     // (Trace::live_out_tensors).
     void write_live_out(const std::vector<bool>& in, CutStats& stats) {
         std::set<std::pair<int64_t, int64_t>> made, live;
-        for (size_t i : execution_order()) {
+        for (size_t i : order_) {
             JsonValue& node = doc_.nodes()[i];
             if (in[i]) {
                 visit_tensors(doc_.outputs(node), [&](const EtTensor& t) {
@@ -294,6 +290,7 @@ private:
     EtDocument& doc_;
     std::unordered_map<int64_t, size_t> index_of_;
     std::vector<std::vector<size_t>> children_;
+    std::vector<size_t> order_;  // node positions in execution order (read before run() moves the nodes)
 };
 
 }  // namespace

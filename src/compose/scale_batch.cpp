@@ -376,9 +376,7 @@ private:
             const int64_t id = EtDocument::id(node);
             bool from_data = false;
             std::vector<Change> changes;
-            size_t position = 0;
-            visit_tensors(doc_.inputs(node), [&](const EtTensor& t) {
-                const size_t here = position++;
+            const auto scale_input = [&](const EtTensor& t, size_t position) {
                 Key k = key_of(t.value);
                 auto c = carries.find(k);
                 if (c == carries.end() || !c->second) return;
@@ -386,17 +384,19 @@ private:
                 std::optional<Shape> s = read_ints(t.shape);
                 if (!s) return;
                 if (auto change = rescale(t, placed(k, *s), id, "inputs")) {
-                    change->position = here;
+                    change->position = position;
                     placed_.emplace(k, Placed{change->old_shape, change->place});
                     changes.push_back(*change);
                 }
+            };
+            size_t position = 0;
+            int64_t largest_input = 0;  // elements of the op's largest tensor operand, as scaled
+            visit_tensors(doc_.inputs(node), [&](const EtTensor& t) {
+                scale_input(t, position++);
+                if (std::optional<Shape> s = read_ints(t.shape)) largest_input = std::max(largest_input, product(*s));
             });
             const std::string_view op = EtDocument::name(node);
             size_t output_position = 0;
-            int64_t largest_input = 0;  // elements of the op's largest tensor operand
-            visit_tensors(doc_.inputs(node), [&](const EtTensor& t) {
-                if (std::optional<Shape> s = read_ints(t.shape)) largest_input = std::max(largest_input, product(*s));
-            });
             const std::vector<Change> input_changes = changes;
             visit_tensors(doc_.outputs(node), [&](const EtTensor& t) {
                 Key k = key_of(t.value);

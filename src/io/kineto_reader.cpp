@@ -2,13 +2,12 @@
 
 #include <simdjson.h>
 
-#include <cctype>
 #include <cstdint>
-#include <vector>
 
 #include "io/kineto_event_parser.h"
 #include "support/byte_source.h"
 #include "support/error.h"
+#include "support/json_file.h"
 #include "support/json_stream.h"
 #include "support/progress.h"
 
@@ -86,36 +85,9 @@ ProfileTrace read_kineto_trace(const std::string& path, const KinetoReadOptions&
     return trace;
 }
 
-namespace {
-
-std::string head_of(const std::string& path, size_t bytes) {
-    ByteSource src(path);
-    std::vector<char> head;
-    while (head.size() < bytes && src.read(head, bytes - head.size()) > 0) {
-    }
-    return std::string(head.begin(), head.end());
-}
-
-// The integer after `"key":` at or after `from`; -1 when there is none.
-int64_t int_after_key(const std::string& text, const std::string& key, size_t from) {
-    size_t at = text.find("\"" + key + "\"", from);
-    if (at == std::string::npos) return -1;
-    size_t p = text.find(':', at);
-    if (p == std::string::npos) return -1;
-    ++p;
-    while (p < text.size() && (text[p] == ' ' || text[p] == '\n' || text[p] == '\t' || text[p] == '\r')) ++p;
-    if (p >= text.size() || !std::isdigit(static_cast<unsigned char>(text[p]))) return -1;
-    int64_t v = 0;
-    while (p < text.size() && std::isdigit(static_cast<unsigned char>(text[p])) && v < (INT64_MAX - 9) / 10)
-        v = v * 10 + (text[p++] - '0');
-    return v;
-}
-
-}  // namespace
-
 ProfileIdentity peek_profile_identity(const std::string& path) {
     ProfileIdentity id;
-    const std::string text = head_of(path, 1 << 20);
+    const std::string text = read_file_head(path, 1 << 20);
     size_t key = text.find("\"distributedInfo\"");
     size_t open = key == std::string::npos ? std::string::npos : text.find('{', key);
     if (open != std::string::npos) {
@@ -137,17 +109,8 @@ ProfileIdentity peek_profile_identity(const std::string& path) {
         }
     }
     size_t events = text.find("\"traceEvents\"");
-    id.pid = int_after_key(text, "pid", events == std::string::npos ? 0 : events);
+    id.pid = json_int_after_key(text, "pid", events == std::string::npos ? 0 : events);
     return id;
-}
-
-int64_t peek_et_pid(const std::string& path) {
-    const std::string text = head_of(path, 4096);
-    size_t nodes = text.find("\"nodes\"");
-    int64_t pid = int_after_key(text, "pid", 0);
-    // Only the header's: a "pid" inside the nodes is not the process's.
-    size_t at = text.find("\"pid\"");
-    return nodes != std::string::npos && at != std::string::npos && at > nodes ? -1 : pid;
 }
 
 ProfileDistributedInfo parse_distributed_info(std::string_view raw, const std::string& path, uint64_t offset) {

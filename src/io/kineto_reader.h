@@ -36,7 +36,4 @@ struct ProfileIdentity {
 };
 ProfileIdentity peek_profile_identity(const std::string& path);
 
-// The "pid" an ET's header gives, from its first kilobytes; -1 when absent.
-int64_t peek_et_pid(const std::string& path);
-
 }  // namespace mimic

@@ -41,11 +41,8 @@ bool looks_like_trace(const fs::path& file) {
     const FileKind kind = detect_file_kind(path);
     if (kind == FileKind::Chakra) return true;
     if (kind != FileKind::PyTorchEt) return false;
-    ByteSource src(path);
-    std::vector<char> head;
-    while (head.size() < 4096 && src.read(head, 4096 - head.size()) > 0) {
-    }
-    const std::string_view text(head.data(), head.size());
+    const std::string head = read_file_head(path, 4096);
+    const std::string_view text(head);
     return text.find("\"nodes\"") != std::string_view::npos || text.find("\"schema\"") != std::string_view::npos;
 }
 
@@ -286,6 +283,17 @@ std::optional<std::string> recording_file_beside(const std::string& meta_path, c
     std::error_code ec;
     if (!std::filesystem::is_regular_file(p, ec)) return std::nullopt;
     return p.string();
+}
+
+void copy_recording_op_files(const std::string& meta_path, const std::string& out_dir) {
+    for (const char* name : {"op_faults.json", "op_gaps.json", "op_layouts.json"}) {
+        std::optional<std::string> beside = recording_file_beside(meta_path, name);
+        if (!beside) continue;
+        std::error_code ec;
+        std::filesystem::copy_file(*beside, std::filesystem::path(out_dir) / name,
+                                   std::filesystem::copy_options::overwrite_existing, ec);
+        if (ec) fail({*beside, -1, -1, ""}, "cannot copy it to " + out_dir + ": " + ec.message());
+    }
 }
 
 }  // namespace mimic

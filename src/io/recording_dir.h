@@ -39,6 +39,12 @@ void apply_recording_meta(Trace& trace, const std::string& meta_path);
 // op_layouts.json, op_gaps.json), if the recording has it.
 std::optional<std::string> recording_file_beside(const std::string& meta_path, const char* name);
 
+// Copies those per-op files the recording has into `out_dir`, as they are:
+// they are keyed by ET node id, so they stay valid for a trace rewritten with
+// the same ids (a cut, an obfuscated copy). Throws mimic::Error naming the
+// file that cannot be copied.
+void copy_recording_op_files(const std::string& meta_path, const std::string& out_dir);
+
 // meta.json's python_collectives; empty when it has none. Throws
 // mimic::Error naming the file and field when they are malformed.
 std::vector<PythonCollective> read_python_collectives(const std::string& meta_path);

@@ -10,14 +10,12 @@
 #include "io/et_reader.h"
 #include "support/byte_source.h"
 #include "support/error.h"
+#include "support/json_file.h"
 
 namespace mimic {
 
 FileKind detect_file_kind(const std::string& path) {
-    ByteSource src(path);
-    std::vector<char> head;
-    while (head.size() < 4096 && src.read(head, 4096 - head.size()) > 0) {
-    }
+    const std::string head = read_file_head(path, 4096);
     // Chakra first, by a strict check: a GlobalMetadata 123 or 91 bytes long
     // makes the file start with '{' or '[', which the JSON sniffing below
     // would take for JSON.
@@ -36,6 +34,15 @@ FileKind detect_file_kind(const std::string& path) {
     while (k < head.size() && k < 5 && (static_cast<unsigned char>(head[k]) & 0x80)) ++k;
     if (k + 1 < head.size() && (head[k + 1] == 0x0a || head[k + 1] == 0x12)) return FileKind::Chakra;
     return FileKind::Unknown;
+}
+
+int64_t peek_et_pid(const std::string& path) {
+    const std::string text = read_file_head(path, 4096);
+    // Only the header's: a "pid" inside the nodes is not the process's.
+    const size_t nodes = text.find("\"nodes\"");
+    const size_t at = text.find("\"pid\"");
+    if (nodes != std::string::npos && at != std::string::npos && at > nodes) return -1;
+    return json_int_after_key(text, "pid");
 }
 
 namespace {

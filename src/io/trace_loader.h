@@ -15,6 +15,9 @@ enum class FileKind { PyTorchEt, KinetoJson, Chakra, Unknown };
 // Looks at the first bytes (after gzip) to tell the kind.
 FileKind detect_file_kind(const std::string& path);
 
+// The "pid" a PyTorch ET's header gives, from its first kilobytes; -1 when absent.
+int64_t peek_et_pid(const std::string& path);
+
 // The rank a trace's path names, -1 when none: "rank3", "rank-3", "rank_3" in
 // the file's or its directory's name (any case), else a ".3." part before
 // the extensions ("trace.3.json.gz", "workload.3.et").

@@ -123,6 +123,14 @@ std::string read_whole_file(const std::string& path) {
     return std::string(buf.begin(), buf.end());
 }
 
+std::string read_file_head(const std::string& path, size_t max_bytes) {
+    ByteSource src(path);
+    std::vector<char> head;
+    while (head.size() < max_bytes && src.read(head, max_bytes - head.size()) > 0) {
+    }
+    return std::string(head.begin(), head.end());
+}
+
 bool file_is_gzip(const std::string& path) {
     ByteSource src(path);
     return src.is_gzip();

@@ -53,6 +53,10 @@ private:
 // Reads a whole file (gzip or plain) into memory; for small inputs only.
 std::string read_whole_file(const std::string& path);
 
+// The first `max_bytes` uncompressed bytes of a file (all of it when shorter):
+// what sniffing a file's kind, or a field near its top, needs.
+std::string read_file_head(const std::string& path, size_t max_bytes);
+
 // True when the first bytes of the file are the gzip magic.
 bool file_is_gzip(const std::string& path);
 

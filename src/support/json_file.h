@@ -3,7 +3,9 @@
 
 #include <simdjson.h>
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace mimic {
 
@@ -11,6 +13,10 @@ namespace mimic {
 // Throws mimic::Error naming the file when it is not a JSON object.
 simdjson::dom::object parse_json_object_file(const std::string& path, simdjson::dom::parser& parser,
                                              simdjson::padded_string& text);
+
+// The non-negative integer after `"key":` at or after `from` in JSON text
+// that may be cut short (a file's head); -1 when there is none.
+int64_t json_int_after_key(std::string_view text, std::string_view key, size_t from = 0);
 
 // A JSON number (double, signed, unsigned or bool) as a double; throws
 // mimic::Error naming `path` and `field` for any other kind of value.

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,10 +78,7 @@ std::string write_cut_recording(const TraceInput& in, const compose::EtDocument&
     cut["region"] = compose::JsonValue::of_string(s.description);
     meta["cut"] = std::move(cut);
     compose::write_json_file((std::filesystem::path(out_dir) / "meta.json").string(), meta, false);
-    for (const char* name : {"op_faults.json", "op_gaps.json", "op_layouts.json"})
-        if (std::optional<std::string> beside = recording_file_beside(in.meta_path, name))
-            std::filesystem::copy_file(*beside, std::filesystem::path(out_dir) / name,
-                                       std::filesystem::copy_options::overwrite_existing);
+    copy_recording_op_files(in.meta_path, out_dir);
     return et;
 }
 

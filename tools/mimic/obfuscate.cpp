@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -101,9 +100,7 @@ int run(const ObfuscateArgs& args) {
             compose::write_json_file(meta_out, meta, false);
             written.push_back({inputs[i].meta_path, meta_out, ms});
             // Numbers per node id, and the recorder's own words: copied as they are.
-            for (const char* name : {"op_gaps.json", "op_faults.json", "op_layouts.json"})
-                if (std::optional<std::string> beside = recording_file_beside(inputs[i].meta_path, name))
-                    fs::copy_file(*beside, dir / name, fs::copy_options::overwrite_existing);
+            copy_recording_op_files(inputs[i].meta_path, dir.string());
         }
     }
     if (!args.map.empty()) map.write(args.map);
