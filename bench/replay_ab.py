@@ -22,27 +22,8 @@ import math
 import statistics
 import sys
 
-from replay_accuracy import replay  # one replay with --json, as replay_accuracy runs it
-
-
-def workload_of(rec):
-    return rec.rstrip("/").rsplit("rec_", 1)[-1]
-
-
-def name_errors(reports, reference="profile_us", replayed="replay_us"):
-    """{(workload, op name): [signed log error per replay]} of a per_op row's `replayed` time
-    against its `reference` (the profile by default; "untraced_us" with "replay_untraced_pass_us",
-    the pass given the untraced calls' faults, which reports without one lack: replay_us then;
-    "profile_raw_us" with "replay_profiled_us", the pass under torch's profiler, where it ran)."""
-    by = collections.defaultdict(list)
-    for rec, reps in reports.items():
-        for r in reps:
-            for o in r["per_op"]:
-                got = o.get(replayed) or (o["replay_us"] if replayed == "replay_untraced_pass_us" else 0)
-                ref = o.get(reference) or 0
-                if ref > 0 and got > 0:
-                    by[(workload_of(rec), o["name"])].append(math.log(got / ref))
-    return by
+from benchlib.per_op import name_errors, per_op_summary
+from benchlib.replays import replay_report
 
 
 def main():
@@ -60,7 +41,7 @@ def main():
             # (16.8% first, 16.2% second; replay_ab_fresh.sh, 6 rounds): the order was a bias.
             order = list(builds.items()) if k % 2 == 0 else list(builds.items())[::-1]
             for b, mimic in order:
-                r = replay(mimic, rec, "measured:recorded", 15)
+                r = replay_report(mimic, rec, "measured:recorded", 15)
                 reports[b][rec].append(r)
                 print(f"{rec} {b}: per-op {r['per_op_error_geomean_pct']:.1f}% vs profile, "
                       f"{r['per_op_error_geomean_untraced_pct']:.1f}% vs untraced, "
@@ -70,14 +51,7 @@ def main():
         with open(out_json, "w") as f:
             json.dump(reports, f)
     for b in builds:
-        p = [r["per_op_error_geomean_pct"] for reps_ in reports[b].values() for r in reps_]
-        u = [r["per_op_error_geomean_untraced_pct"] for reps_ in reports[b].values() for r in reps_]
-        # The pass under torch's profiler against the profile as recorded: the issue's per-op figure.
-        q = [r["per_op_error_geomean_profiled_pct"] for reps_ in reports[b].values() for r in reps_
-             if r.get("per_op_error_geomean_profiled_pct") is not None]
-        under = f"; under the profiler vs as recorded mean {statistics.mean(q):.1f}% median {statistics.median(q):.1f}%" if q else ""
-        print(f"{b}: per-op vs profile mean {statistics.mean(p):.1f}% median {statistics.median(p):.1f}%; "
-              f"vs untraced mean {statistics.mean(u):.1f}% median {statistics.median(u):.1f}%{under}")
+        print(f"{b}: " + per_op_summary([r for reps_ in reports[b].values() for r in reps_]))
     nearer = sum(statistics.median(r["per_op_error_geomean_pct"] for r in reports["new"][rec]) <
                  statistics.median(r["per_op_error_geomean_pct"] for r in reports["old"][rec]) for rec in recs)
     print(f"new nearer the profile on {nearer} of {len(recs)} recordings")

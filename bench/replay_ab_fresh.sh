@@ -33,27 +33,14 @@ python3 - "$OUT" "$ROUNDS" "$HERE" <<'PY'
 import json, math, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
 sys.path.insert(0, sys.argv[3])
-from replay_ab import name_errors  # noqa: E402 (bench/ is on the path only now)
+from benchlib.per_op import name_errors, per_op_summary  # noqa: E402 (bench/ is on the path only now)
 runs = []
 for r in range(1, rounds + 1):
     with open(f"{out}/round{r}/ab.json") as f:
         runs.append(json.load(f))
 for build in ("old", "new"):
-    profile, untraced, profiled = [], [], []
-    for run in runs:
-        for reports in run[build].values():
-            for rep in reports:
-                profile.append(rep["per_op_error_geomean_pct"])
-                if rep.get("per_op_error_geomean_untraced_pct") is not None:
-                    untraced.append(rep["per_op_error_geomean_untraced_pct"])
-                if rep.get("per_op_error_geomean_profiled_pct") is not None:
-                    profiled.append(rep["per_op_error_geomean_profiled_pct"])
-    # The pass under torch's profiler against the profile as recorded, where the build has it.
-    under = (f"; under the profiler vs as recorded mean {statistics.mean(profiled):.1f}% "
-             f"median {statistics.median(profiled):.1f}%" if profiled else "")
-    print(f"{build}: per-op vs profile mean {statistics.mean(profile):.1f}% median {statistics.median(profile):.1f}%; "
-          f"vs untraced mean {statistics.mean(untraced):.1f}% median {statistics.median(untraced):.1f}%{under} "
-          f"({len(profile)} replays)")
+    reports = [rep for run in runs for reps in run[build].values() for rep in reps]
+    print(f"{build}: {per_op_summary(reports)} ({len(reports)} replays)")
 
 # Systematic per op name: for each (workload, op name) the median over a build's replays of
 # log(replay / reference), the untraced times against the pass given their faults. The aggregate

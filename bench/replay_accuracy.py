@@ -36,10 +36,14 @@ import json
 import math
 import os
 import statistics
-import subprocess
 import sys
 
-WORKLOADS = os.environ.get("WORKLOADS", "mlp transformer dlrm cnn").split()
+from benchlib.models import BUILTIN, record
+from benchlib.per_op import name_errors
+from benchlib.replays import replay_report
+from benchlib.stats import geomean_abs, geomean_pct, median_or_nan
+
+WORKLOADS = os.environ.get("WORKLOADS", " ".join(BUILTIN)).split()
 MODES = os.environ.get("MODES", "measured:recorded").split()
 # (reference, its key in a per_op row, the replay's key it is compared with, report keys): the
 # untraced op times are compared with the pass given the untraced calls' page faults where the
@@ -52,35 +56,6 @@ REFERENCES = [("profile", "profile_us", "replay_us", "per_op_error_geomean_pct",
                "per_op_error_weighted_profiled_pct")]
 
 
-def record(mimic, workload, out):
-    subprocess.run([mimic, "record", "--workload", workload, "--out", out, "--force"] + os.environ.get("RECORD_ARGS", "").split(), check=True, capture_output=True, text=True)
-
-
-def replay(mimic, rec, mode, iters, extra_args=()):
-    gaps, faults = mode.split(":")
-    out = subprocess.run([mimic, "replay", rec, "--host-gaps", gaps, "--page-faults", faults, "--warmup", "2",
-                          "--iters", str(iters), "--json", "-"] + list(extra_args),
-                         check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
-
-
-def geomean_pct(log_errors):
-    if not log_errors:
-        return float("nan")
-    return (math.exp(sum(abs(e) for e in log_errors) / len(log_errors)) - 1) * 100
-
-
-def geomean_abs(values, floor=0.01):
-    """The geometric mean of |v| over values, each taken as at least `floor` (one near 0 would
-    pull the mean to 0)."""
-    return math.exp(statistics.mean(math.log(max(abs(v), floor)) for v in values))
-
-
-def median_or_nan(values):
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else float("nan")
-
-
 def main():
     mimic = sys.argv[1]
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
@@ -90,9 +65,9 @@ def main():
     for r in range(rounds):
         for w in WORKLOADS:
             rec = os.path.join(out_dir, f"round{r}", "rec_" + w)
-            record(mimic, w, rec)
+            record(mimic, w, rec, ["--force"] + os.environ.get("RECORD_ARGS", "").split())
             for m in MODES:
-                rep = replay(mimic, rec, m, iters)
+                rep = replay_report(mimic, rec, m, iters)
                 with open(os.path.join(out_dir, f"round{r}", f"replay_{w}_{m.replace(':', '_')}.json"), "w") as f:
                     json.dump(rep, f)
                 reports[(w, m)].append(rep)
@@ -112,8 +87,6 @@ def main():
     for (w, m), rs in reports.items():
         for ref, key, replay_key, geo_key, weighted_key in REFERENCES:
             # Reports without an untraced pass compare replay_us; without a profiled pass, nothing.
-            # (Imported here: replay_ab imports this module's replay().)
-            from replay_ab import name_errors  # pylint: disable=import-outside-toplevel
             by_name = {name: v for (_, name), v in name_errors({w: rs}, key, replay_key).items()}
             systematic = geomean_pct([statistics.median(v) for v in by_name.values()])
             if os.environ.get("VERBOSE"):
@@ -135,7 +108,7 @@ def main():
         valid = [v for v in values if v == v and v > 0]
         if valid:
             print(f"geometric mean over workloads, the original's profile against {what}: "
-                  f"{math.exp(statistics.mean(math.log(v) for v in valid)):.1f}%")
+                  f"{geomean_abs(valid, floor=0):.1f}%")  # valid ones are > 0: no floor
 
     # The two references against each other, per op name: the profiled iterations' corrected
     # durations against the untraced calls' op times, both of the original. Where they disagree

@@ -12,27 +12,14 @@ MODELS (environment) picks models, e.g. MODELS="gpt lstm_lm".
 """
 import json
 import os
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from heldout_models import MODELS as ALL_MODELS  # noqa: E402  (imports torch)
-from replay_accuracy import geomean_abs, median_or_nan, replay  # noqa: E402
+from benchlib.models import HELDOUT, record
+from benchlib.replays import replay_report
+from benchlib.stats import geomean_of_known, median_or_nan
 
-MODELS = os.environ.get("MODELS", " ".join(ALL_MODELS)).split()
+MODELS = os.environ.get("MODELS", " ".join(HELDOUT)).split()
 GAP_MODES = ["measured", "recorded", "untraced"]
-
-
-def record(mimic, model, out):
-    subprocess.run([mimic, "record", "--script", f"{os.path.join(HERE, 'heldout_models.py')}:{model}", "--out", out,
-                    "--force"], check=True, capture_output=True, text=True)
-
-
-def geomean_of_known(values):
-    """geomean_abs over the figures a model has (a NaN: no replay gave one)."""
-    known = [v for v in values if v == v]
-    return geomean_abs(known) if known else float("nan")
 
 
 def main():
@@ -44,11 +31,11 @@ def main():
     for r in range(rounds):
         for m in MODELS:
             rec = os.path.join(out_dir, f"round{r}", m)
-            record(mimic, m, rec)
+            record(mimic, m, rec, ["--force"])
             for g in GAP_MODES:
                 # Only the `measured` replay times its ops; the others give the end-to-end figure.
                 extra = [] if g == "measured" else ["--no-profiled-pass", "--op-passes", "1"]
-                rep = replay(mimic, rec, f"{g}:recorded", iters, extra)
+                rep = replay_report(mimic, rec, f"{g}:recorded", iters, extra)
                 with open(os.path.join(out_dir, f"round{r}", f"replay_{m}_{g}.json"), "w") as f:
                     json.dump(rep, f)
                 reports[(m, g)].append(rep)
