@@ -11,20 +11,14 @@ its top-level ops' per-op times) against the cut's op time replayed alone.
 usage: bench/cut_replay.py BUILD_DIR [--models mlp,cnn,transformer] [--regions 3] [--json OUT]
 Run on a quiet machine: timings of other processes' load swamp a 5% target.
 """
-import argparse
-import gzip
 import json
 import os
-import subprocess
-import sys
 import tempfile
 
-
-def run(cmd, env=None):
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    if r.returncode != 0:
-        sys.exit(f"failed: {' '.join(cmd)}\n{r.stderr[-2000:]}")
-    return r.stdout
+from benchlib.commands import run, threads_env
+from benchlib.compose_bench import parse_args, write_json
+from benchlib.models import record
+from benchlib.stats import abs_error_summary, error_pct
 
 
 def op_times(mimic, rec, out, env):
@@ -44,19 +38,14 @@ def top_level_forward_block(et_path, ops):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("build")
-    ap.add_argument("--models", default="mlp,cnn,transformer")
-    ap.add_argument("--regions", type=int, default=3)
-    ap.add_argument("--json")
-    args = ap.parse_args()
-    mimic = os.path.join(args.build, "mimic")
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    args = parse_args("mlp,cnn,transformer", "regions", 3)
+    mimic = args.mimic
+    env = threads_env(1)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for model in args.models.split(","):
             rec = os.path.join(tmp, model)
-            run([mimic, "record", "--workload", model, "--out", rec, "--threads", "1"], env)
+            record(mimic, model, rec, ["--threads", "1"], env)
             et = os.path.join(rec, "et.json.gz")
             full = op_times(mimic, rec, os.path.join(tmp, model + "_full.json"), env)
             by_id = {o["node_id"]: o for o in full}
@@ -73,18 +62,16 @@ def main():
                 alone = op_times(mimic, cut, os.path.join(tmp, model + "_cut_times.json"), env)
                 inside_us = sum(by_id[i]["replay_us"] for i in ids if i in by_id)
                 alone_us = sum(o["replay_us"] for o in alone)
-                err = (alone_us / inside_us - 1) * 100 if inside_us else float("nan")
+                err = error_pct(alone_us, inside_us) if inside_us else float("nan")
                 results.append({"model": model, "region": label, "ops": len(alone), "inside_full_replay_us": inside_us,
                                 "cut_alone_us": alone_us, "error_pct": err})
                 print(f"{model:12s} {label:40s} {len(alone):4d} ops  inside {inside_us:10.1f} us  alone {alone_us:10.1f} us  {err:+6.1f}%",
                       flush=True)
-    errs = [abs(r["error_pct"]) for r in results]
-    summary = {"regions": len(results), "mean_abs_error_pct": sum(errs) / len(errs), "max_abs_error_pct": max(errs),
-               "within_5pct": sum(e <= 5 for e in errs)}
+    within, mean, worst = abs_error_summary([r["error_pct"] for r in results], 5)
+    summary = {"regions": len(results), "mean_abs_error_pct": mean, "max_abs_error_pct": worst, "within_5pct": within}
     print(f"{summary['within_5pct']} of {len(results)} regions within 5%; mean |error| {summary['mean_abs_error_pct']:.1f}%, "
           f"max {summary['max_abs_error_pct']:.1f}%")
-    if args.json:
-        json.dump({"results": results, "summary": summary}, open(args.json, "w"), indent=1)
+    write_json(args.json, {"results": results, "summary": summary})
 
 
 if __name__ == "__main__":

@@ -11,5 +11,6 @@ needs no set-up. The modules, one job each:
 - stats:         errors, medians and geometric means, as the benches print them
 - per_op:        per op name errors out of replay reports (replay_ab, replay_accuracy,
                  replay_ab_fresh.sh)
+- compose_bench: the command line the composition benches (cut, scale, obfuscate) share
 Standard library only: the benches run on /usr/bin/python3 without PyPI.
 """
