@@ -13,43 +13,32 @@ Prints per-model error, the geometric mean of |error|, the BLAS and threads.
 MODELS (environment) picks models, e.g. MODELS="mlp cnn gpt".
 """
 import json
-import math
 import os
 import shutil
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-BUILTIN = ["mlp", "transformer", "dlrm", "cnn"]
-HELDOUT = ["resnet18", "mobilenet", "gpt", "lstm_lm", "gru_seq", "unet"]
+from benchlib.commands import run, run_json, threads_env
+from benchlib.models import BUILTIN, HELDOUT, record
+from benchlib.stats import geomean_abs
+
 MODELS = os.environ.get("MODELS", " ".join(BUILTIN + HELDOUT)).split()
-# Debian's libtorch does not hand its thread count to OpenBLAS, which would
-# otherwise run on every core: both are set, for the recording and the replays.
-ENV = dict(os.environ)
-
-
-def record(mimic, model, out, threads):
-    args = [mimic, "record", "--out", out, "--force", "--threads", str(threads)]
-    args += ["--workload", model] if model in BUILTIN else ["--script", f"{os.path.join(HERE, 'heldout_models.py')}:{model}"]
-    subprocess.run(args, check=True, capture_output=True, text=True, env=ENV)
 
 
 def main():
     mimic = sys.argv[1]
     threads = int(sys.argv[2]) if len(sys.argv) > 2 else 1
-    ENV.update({"OPENBLAS_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads), "MIMIC_NO_PROGRESS": "1"})
+    env = threads_env(threads, MIMIC_NO_PROGRESS="1")
     out = sys.argv[3] if len(sys.argv) > 3 else "/tmp/mimic-predict"
     os.makedirs(out, exist_ok=True)
     recs = {}
     for m in MODELS:
         recs[m] = os.path.join(out, f"t{threads}", m)
         print(f"recording {m} ({threads} thread{'s' if threads > 1 else ''})", file=sys.stderr, flush=True)
-        record(mimic, m, recs[m], threads)
+        record(mimic, m, recs[m], ["--force", "--threads", str(threads)], env)
     all_db = os.path.join(out, f"costs_t{threads}.db")
     if os.path.exists(all_db):
         os.remove(all_db)
-    subprocess.run([mimic, "calibrate", *recs.values(), "--out", all_db, "--threads", str(threads)], check=True,
-                   capture_output=True, text=True, env=ENV)
+    run([mimic, "calibrate", *recs.values(), "--out", all_db, "--threads", str(threads)], env)
     errors = {}
     blas = "?"
     for m in MODELS:
@@ -57,16 +46,15 @@ def main():
         shutil.copy(all_db, loo_db)
         others = [recs[o] for o in MODELS if o != m]
         # Every signature is in the database: this only refits the host time, on the others.
-        subprocess.run([mimic, "calibrate", *others, "--out", loo_db], check=True, capture_output=True, text=True, env=ENV)
-        p = json.loads(subprocess.run([mimic, "predict", recs[m], "--costs", loo_db, "--json", "-"], check=True,
-                                      capture_output=True, text=True, env=ENV).stdout)
+        run([mimic, "calibrate", *others, "--out", loo_db], env)
+        p = run_json([mimic, "predict", recs[m], "--costs", loo_db, "--json", "-"], env)
         meta = json.load(open(os.path.join(recs[m], "meta.json")))
         blas = (meta.get("machine") or {}).get("blas", {}).get("library", "?")
         errors[m] = p["error_pct"]
         print(f"{m:12s} predicted {p['iteration_ms']:8.3f} ms  untraced {p['original_untraced_ms']:8.3f} ms  "
               f"error {p['error_pct']:+6.1f}%  (compute {p['breakdown']['compute_ms']:.3f}, host {p['breakdown']['host_overhead_ms']:.3f} ms;"
               f" {p['ops']['measured']} measured ops)", flush=True)
-    geo = math.exp(sum(math.log(max(abs(e), 0.01)) for e in errors.values()) / len(errors))
+    geo = geomean_abs(errors.values())
     worst = max(errors, key=lambda k: abs(errors[k]))
     print(f"geomean |error| {geo:.1f}% over {len(errors)} models, worst {worst} {errors[worst]:+.1f}%; "
           f"{threads} intra-op thread(s), BLAS {blas}")

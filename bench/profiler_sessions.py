@@ -19,13 +19,14 @@ import os
 import statistics
 import sys
 
+from benchlib.stats import geomean_pct
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def apart_pct(a, b):
     """Geometric mean over the op names both have of |log(a/b)|, as a percentage."""
-    logs = [abs(math.log(a[n] / b[n])) for n in a if n in b and a[n] > 0 and b[n] > 0]
-    return (math.exp(statistics.mean(logs)) - 1) * 100 if logs else float("nan")
+    return geomean_pct([math.log(a[n] / b[n]) for n in a if n in b and a[n] > 0 and b[n] > 0])
 
 
 def pooled(sessions):

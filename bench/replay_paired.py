@@ -44,6 +44,9 @@ import subprocess
 import sys
 import time
 
+from benchlib.models import source_args
+from benchlib.stats import error_pct, geomean_pct
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PER_OP = os.environ.get("PER_OP") == "1"
 OPEN_TIMEOUT_S = 600  # each side loads, fits and warms up before it opens its FIFOs
@@ -149,7 +152,7 @@ def measure(mimic, config, rounds, block, out):
     # (its FIFOs open then): another process would start from another heap history, and the
     # replay reproduces this one's page faults (cnn: 427 per iteration in a second process,
     # 2,167 in the recording).
-    original = Side("original", [mimic, "record", "--workload", workload, "--out", rec, "--pace",
+    original = Side("original", [mimic, "record", *source_args(workload), "--out", rec, "--pace",
                                  os.path.join(d, "original"), "--timeout", "86400"] + nproc_args,
                     os.path.join(d, "original"), ranks, os.path.join(d, "original.log"))
     replay = None
@@ -201,7 +204,7 @@ def measure(mimic, config, rounds, block, out):
         result["ranks"].append({
             "rank": r, "original_median_ms": statistics.median(orig), "replay_median_ms": statistics.median(rep),
             "paired_error_pct": (statistics.median(ratios) - 1) * 100,
-            "unpaired_error_pct": (statistics.median(rep) / statistics.median(orig) - 1) * 100,
+            "unpaired_error_pct": error_pct(statistics.median(rep), statistics.median(orig)),
             "recording_untraced_median_ms": meta.get("untraced_median_ms"),
             "page_faults_per_iter": {"recording": meta.get("untraced_page_faults_per_iter"),
                                      "original": original_faults.get(r),
@@ -235,7 +238,7 @@ def per_op_errors(rec, op_rounds):
         if total_o > 0:
             weighted.append(total_r / total_o)
     medians = {n: statistics.median(v) for n, v in by_name.items()}
-    geo = (math.exp(sum(abs(math.log(m)) for m in medians.values()) / len(medians)) - 1) * 100 if medians else None
+    geo = geomean_pct([math.log(m) for m in medians.values()]) if medians else None
     worst = sorted(medians.items(), key=lambda kv: -abs(math.log(kv[1])))[:5]
     return {"geomean_pct": geo, "weighted_pct": (statistics.median(weighted) - 1) * 100 if weighted else None,
             "names": len(medians), "worst": [[n, round((m - 1) * 100, 1)] for n, m in worst]}
@@ -273,7 +276,7 @@ def main():
     single = [r["paired_error_pct"] for res in results if "ranks" in res and ":" not in res["config"]
               for r in res["ranks"]]
     if single:  # as replay_accuracy.py: the geometric mean of the ratios' distances from 1
-        geo = (math.exp(sum(abs(math.log1p(e / 100)) for e in single) / len(single)) - 1) * 100
+        geo = geomean_pct([math.log1p(e / 100) for e in single])
         print(f"single-process end-to-end |error| geometric mean: {geo:.1f}%")
     multi = [r for res in results if "ranks" in res and ":" in res["config"] for r in res["ranks"]]
     if multi:
