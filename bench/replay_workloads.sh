@@ -32,9 +32,11 @@ replay_shared resnet_1.0.3 "$TRACES/pytorch/resnet_1gpu_et_1.0.3.json.gz"
 replay_shared resnet_1.1.1 "$TRACES/pytorch/resnet_1gpu_et_1.1.1.json.gz"
 replay_shared chakra_sample "$TRACES/pytorch/chakra_sample_1.0.2.json.gz"
 
-python3 - "$OUT" <<'PY'
-import json, math, os, sys
+python3 - "$OUT" "$(cd "$(dirname "$0")" && pwd)" <<'PY'
+import json, os, sys
 out = sys.argv[1]
+sys.path.insert(0, sys.argv[2])
+from benchlib.stats import geomean_abs  # noqa: E402 (bench/ is on the path only now)
 rows, errs = [], {"recorded": [], "none": []}
 for f in sorted(os.listdir(out)):
     parts = f[:-5].rsplit(".", 1) if f.endswith(".json") else []
@@ -52,7 +54,7 @@ for f in sorted(os.listdir(out)):
     rows.append(row)
     if mode in errs and d["error_pct"] is not None and d["original_source"] == "meta.json untraced median":
         errs[mode].append(abs(d["error_pct"]))
-geo = {m: (math.exp(sum(math.log(max(e, 1e-3)) for e in v) / len(v)) if v else None) for m, v in errs.items()}
+geo = {m: (geomean_abs(v, floor=1e-3) if v else None) for m, v in errs.items()}
 json.dump({"rows": rows, "geomean_abs_error_pct": geo}, open(os.path.join(out, "summary.json"), "w"), indent=1)
 print(f"{'trace':<16}{'gaps':<10}{'replayed':>14}{'cover%':>8}{'replay ms':>11}{'orig ms':>10}{'err%':>8}{'op err%':>9}{'op werr%':>9}")
 for r in rows:
