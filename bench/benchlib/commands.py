@@ -15,8 +15,10 @@ def threads_env(threads=1, **extra):
     return dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads), **extra)
 
 
-def _fail(argv, output):
-    sys.exit(f"failed: {' '.join(argv)}\n{output[-TAIL_CHARS:]}")
+def _fail(argv, returncode, output):
+    # A crash prints nothing: the signal is then all there is to go on.
+    how = f"signal {-returncode}" if returncode < 0 else f"exit code {returncode}"
+    sys.exit(f"failed ({how}): {' '.join(argv)}\n{output[-TAIL_CHARS:]}")
 
 
 def run(argv, env=None):
@@ -24,7 +26,7 @@ def run(argv, env=None):
     it prints wherever they go, and a failure's message sits among them."""
     r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     if r.returncode != 0:
-        _fail(argv, r.stdout)
+        _fail(argv, r.returncode, r.stdout)
     return r.stdout
 
 
@@ -33,5 +35,5 @@ def run_json(argv, env=None):
     lines and warnings there are not JSON."""
     r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     if r.returncode != 0:
-        _fail(argv, r.stderr)
+        _fail(argv, r.returncode, r.stderr)
     return json.loads(r.stdout)
