@@ -21,10 +21,10 @@
 #include <string>
 
 #include "et_def.pb.h"
-#include "io/chakra_reader.h"
-#include "io/chakra_stream.h"
-#include "io/chakra_writer.h"
-#include "io/kineto_reader.h"
+#include "io/chakra/chakra_reader.h"
+#include "io/chakra/chakra_stream.h"
+#include "io/chakra/chakra_writer.h"
+#include "io/kineto/kineto_reader.h"
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
 

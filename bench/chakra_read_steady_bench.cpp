@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "io/chakra_reader.h"
+#include "io/chakra/chakra_reader.h"
 #include "support/error.h"
 
 namespace {

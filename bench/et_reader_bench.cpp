@@ -8,7 +8,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "io/et_reader.h"
+#include "io/pytorch_et/et_reader.h"
 #include "support/byte_source.h"
 #include "support/error.h"
 

@@ -15,7 +15,7 @@
 #include <cstdlib>
 
 #include "../tests/torch/replay_test_trace.h"
-#include "replay/op_resolver.h"
+#include "replay/exec/op_resolver.h"
 #include "replay/replayer.h"
 
 using namespace mimic;

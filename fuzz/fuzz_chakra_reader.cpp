@@ -20,9 +20,9 @@
 
 #include "et_def.pb.h"
 #include "fuzz_input_file.h"
-#include "io/chakra_reader.h"
-#include "io/chakra_stream.h"
-#include "io/chakra_wire.h"
+#include "io/chakra/chakra_reader.h"
+#include "io/chakra/chakra_stream.h"
+#include "io/chakra/chakra_wire.h"
 #include "support/error.h"
 #include "trace_checks.h"
 

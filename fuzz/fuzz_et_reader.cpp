@@ -9,7 +9,7 @@
 #include <string>
 
 #include "fuzz_input_file.h"
-#include "io/et_reader.h"
+#include "io/pytorch_et/et_reader.h"
 #include "io/trace_loader.h"
 #include "support/error.h"
 #include "trace_checks.h"

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fuzz_input_file.h"
-#include "io/kineto_reader.h"
+#include "io/kineto/kineto_reader.h"
 #include "support/error.h"
 #include "trace_checks.h"
 

@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "io/chakra_values.h"
+#include "io/chakra/chakra_values.h"
 
 namespace mimic::analysis {
 namespace {

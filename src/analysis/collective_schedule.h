@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "io/chakra_comm.h"
-#include "io/recording_dir.h"
+#include "io/chakra/chakra_comm.h"
+#include "io/recording/recording_dir.h"
 #include "trace/trace.h"
 
 namespace mimic::analysis {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "io/recording_dir.h"
+#include "io/recording/recording_dir.h"
 
 namespace mimic::fleet {
 

@@ -6,7 +6,7 @@
 #include <new>
 #include <thread>
 
-#include "io/kineto_reader.h"
+#include "io/kineto/kineto_reader.h"
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
 #include "support/error.h"

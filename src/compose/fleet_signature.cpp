@@ -8,8 +8,8 @@
 #include "analysis/collectives.h"
 #include "analysis/node_times.h"
 #include "analysis/op_nesting.h"
-#include "io/chakra_flops.h"
-#include "io/chakra_values.h"
+#include "io/chakra/chakra_flops.h"
+#include "io/chakra/chakra_values.h"
 #include "model/op_signature.h"
 
 namespace mimic::fleet {

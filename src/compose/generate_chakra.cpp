@@ -3,8 +3,8 @@
 #include <array>
 
 #include "et_def.pb.h"  // field numbers only
-#include "io/chakra_writer.h"
-#include "io/chakra_writer_emitter.h"
+#include "io/chakra/chakra_writer.h"
+#include "io/chakra/chakra_writer_emitter.h"
 #include "support/output.h"
 
 namespace mimic::compose {

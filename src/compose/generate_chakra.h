@@ -15,7 +15,7 @@
 
 #include "compose/generate_files.h"
 #include "compose/generate_workload.h"
-#include "io/chakra_wire_encoder.h"
+#include "io/chakra/chakra_wire_encoder.h"
 
 namespace mimic::compose {
 

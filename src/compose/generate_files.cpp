@@ -14,8 +14,8 @@
 #include <thread>
 #include <unordered_map>
 
-#include "io/chakra_writer.h"
-#include "io/chakra_writer_file.h"
+#include "io/chakra/chakra_writer.h"
+#include "io/chakra/chakra_writer_file.h"
 
 namespace mimic::compose {
 namespace {

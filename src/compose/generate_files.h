@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "io/chakra_wire_encoder.h"
+#include "io/chakra/chakra_wire_encoder.h"
 
 namespace mimic::compose {
 

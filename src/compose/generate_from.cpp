@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "et_def.pb.h"  // field numbers only
-#include "io/chakra_writer.h"
-#include "io/chakra_writer_emitter.h"
+#include "io/chakra/chakra_writer.h"
+#include "io/chakra/chakra_writer_emitter.h"
 #include "sim/trace_workload.h"
 #include "support/error.h"
 #include "support/json_writer.h"

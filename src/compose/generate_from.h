@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "compose/generate_files.h"
-#include "io/chakra_wire_encoder.h"
+#include "io/chakra/chakra_wire_encoder.h"
 #include "sim/workload_graph.h"
 
 namespace mimic::compose {

@@ -5,9 +5,9 @@
 #include <string_view>
 #include <vector>
 
-#include "io/chakra_reader.h"
-#include "io/chakra_wire.h"
-#include "io/et_reader.h"
+#include "io/chakra/chakra_reader.h"
+#include "io/chakra/chakra_wire.h"
+#include "io/pytorch_et/et_reader.h"
 #include "support/byte_source.h"
 #include "support/error.h"
 #include "support/json_file.h"

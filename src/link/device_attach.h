@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "io/kineto_trace.h"
+#include "io/kineto/kineto_trace.h"
 #include "link/link_profile.h"
 #include "trace/trace.h"
 

@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "io/kineto_trace.h"
+#include "io/kineto/kineto_trace.h"
 #include "trace/trace.h"
 
 namespace mimic {

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "io/kineto_trace.h"
+#include "io/kineto/kineto_trace.h"
 #include "trace/trace.h"
 
 namespace mimic {

@@ -1,7 +1,7 @@
 #include "model/op_signature.h"
 
-#include "io/chakra_flops.h"
-#include "io/chakra_values.h"
+#include "io/chakra/chakra_flops.h"
+#include "io/chakra/chakra_values.h"
 
 namespace mimic::model {
 namespace {

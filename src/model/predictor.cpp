@@ -1,6 +1,6 @@
 #include "model/predictor.h"
 
-#include "io/chakra_convert.h"
+#include "io/chakra/chakra_convert.h"
 #include "model/op_signature.h"
 
 namespace mimic::model {

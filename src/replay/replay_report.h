@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "io/op_faults.h"
-#include "io/op_gaps.h"
-#include "replay/host_gaps.h"
-#include "replay/profiler_cost_fit.h"
+#include "io/recording/op_faults.h"
+#include "io/recording/op_gaps.h"
+#include "replay/timing/host_gaps.h"
+#include "replay/timing/profiler_cost_fit.h"
 #include "replay/recording_meta.h"
 #include "replay/replayer.h"
 #include "support/machine_info.h"

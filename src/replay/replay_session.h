@@ -9,8 +9,8 @@
 #include <regex>
 #include <string>
 
-#include "io/recording_dir.h"
-#include "replay/process_groups.h"
+#include "io/recording/recording_dir.h"
+#include "replay/dist/process_groups.h"
 #include "replay/replay_report.h"
 #include "support/error.h"
 
@@ -23,7 +23,7 @@ struct SessionOptions {
     size_t max_ops = 0;
     bool lazy = true;
     std::string host_gaps = "none";
-    std::string page_faults = "recorded";  // or "none": see replay/fresh_page_allocator.h
+    std::string page_faults = "recorded";  // or "none": see replay/timing/fresh_page_allocator.h
     std::string denormals = "flush";  // or "keep": subnormal floats flushed to zero (see replay_session.cpp)
     std::string device = "cpu";
     int threads = 0;

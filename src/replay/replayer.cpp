@@ -12,16 +12,16 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "io/chakra_values.h"
+#include "io/chakra/chakra_values.h"
 #include "record/fault_probe.h"
-#include "replay/cache_sweep.h"
-#include "replay/device_substitutes.h"
-#include "replay/fresh_page_allocator.h"
-#include "replay/host_work.h"
-#include "replay/op_interval_timer.h"
-#include "replay/op_registry.h"
+#include "replay/timing/cache_sweep.h"
+#include "replay/exec/device_substitutes.h"
+#include "replay/timing/fresh_page_allocator.h"
+#include "replay/timing/host_work.h"
+#include "replay/timing/op_interval_timer.h"
+#include "replay/exec/op_registry.h"
 #include "replay/replay_report.h"
-#include "replay/torch_profiler_pass.h"
+#include "replay/timing/torch_profiler_pass.h"
 #include "support/error.h"
 #include "support/median.h"
 

@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "replay/collective_runner.h"
-#include "replay/op_resolver.h"
-#include "replay/op_selection.h"
-#include "replay/step.h"
-#include "replay/step_builder.h"
-#include "replay/tensor_pool.h"
+#include "replay/dist/collective_runner.h"
+#include "replay/exec/op_resolver.h"
+#include "replay/exec/op_selection.h"
+#include "replay/exec/step.h"
+#include "replay/exec/step_builder.h"
+#include "replay/exec/tensor_pool.h"
 #include "trace/trace.h"
 
 namespace mimic::replay {

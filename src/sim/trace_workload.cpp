@@ -2,9 +2,9 @@
 
 #include <set>
 
-#include "io/chakra_convert.h"
-#include "io/kineto_reader.h"
-#include "io/recording_dir.h"
+#include "io/chakra/chakra_convert.h"
+#include "io/kineto/kineto_reader.h"
+#include "io/recording/recording_dir.h"
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
 #include "support/error.h"

@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <unordered_map>
 
-#include "io/chakra_reader.h"
+#include "io/chakra/chakra_reader.h"
 #include "support/error.h"
 #include "trace/trace.h"
 

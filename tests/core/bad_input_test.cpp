@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "et_def.pb.h"
-#include "io/chakra_reader.h"
-#include "io/et_reader.h"
-#include "io/kineto_reader.h"
+#include "io/chakra/chakra_reader.h"
+#include "io/pytorch_et/et_reader.h"
+#include "io/kineto/kineto_reader.h"
 #include "io/trace_loader.h"
 #include "support/error.h"
 #include "test_support.h"

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "io/chakra_convert.h"
-#include "io/chakra_flops.h"
-#include "io/chakra_reader.h"
-#include "io/chakra_writer.h"
-#include "io/kineto_reader.h"
+#include "io/chakra/chakra_convert.h"
+#include "io/chakra/chakra_flops.h"
+#include "io/chakra/chakra_reader.h"
+#include "io/chakra/chakra_writer.h"
+#include "io/kineto/kineto_reader.h"
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
 #include "test_support.h"

@@ -3,7 +3,7 @@
 // and every distance from the end of the text, against plain parsing. (A
 // word-at-a-time scanner was tried against these and measured slower on
 // real traces, whose numbers are one to four digits.)
-#include "io/chakra_literal.h"
+#include "io/chakra/chakra_literal.h"
 
 #include <gtest/gtest.h>
 

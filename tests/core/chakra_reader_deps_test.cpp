@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "et_def.pb.h"
-#include "io/chakra_reader.h"
+#include "io/chakra/chakra_reader.h"
 #include "test_support.h"
 
 namespace mimic {

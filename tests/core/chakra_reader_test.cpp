@@ -1,4 +1,4 @@
-#include "io/chakra_reader.h"
+#include "io/chakra/chakra_reader.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>

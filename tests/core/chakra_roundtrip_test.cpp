@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "et_def.pb.h"
-#include "io/chakra_json.h"
-#include "io/chakra_reader.h"
-#include "io/chakra_stream.h"
-#include "io/chakra_wire.h"
-#include "io/chakra_writer.h"
+#include "io/chakra/chakra_json.h"
+#include "io/chakra/chakra_reader.h"
+#include "io/chakra/chakra_stream.h"
+#include "io/chakra/chakra_wire.h"
+#include "io/chakra/chakra_writer.h"
 #include "io/trace_loader.h"
 #include "support/byte_source.h"
 #include "support/error.h"

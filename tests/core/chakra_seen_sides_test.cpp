@@ -1,6 +1,6 @@
 // The table of IOInfo sides a Chakra reader has decoded: found by their three
 // texts exactly, never by a text that only hashes alike, and bounded.
-#include "io/chakra_seen_sides.h"
+#include "io/chakra/chakra_seen_sides.h"
 
 #include <gtest/gtest.h>
 

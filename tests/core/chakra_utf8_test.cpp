@@ -12,8 +12,8 @@
 #include <string>
 
 #include "et_def.pb.h"
-#include "io/chakra_reader.h"
-#include "io/chakra_stream.h"
+#include "io/chakra/chakra_reader.h"
+#include "io/chakra/chakra_stream.h"
 #include "io/trace_loader.h"
 #include "support/error.h"
 #include "support/utf8.h"

@@ -1,7 +1,7 @@
 // The IOInfo decoder copies a side it has decoded before instead of parsing
 // it again. These tests check that a copy is the same values with references
 // of its own, and that sides which only look alike are parsed.
-#include "io/chakra_values.h"
+#include "io/chakra/chakra_values.h"
 
 #include <gtest/gtest.h>
 

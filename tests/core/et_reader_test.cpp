@@ -1,4 +1,4 @@
-#include "io/et_reader.h"
+#include "io/pytorch_et/et_reader.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>

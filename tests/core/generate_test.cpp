@@ -21,7 +21,7 @@
 #include "compose/generate_transformer.h"
 #include "compose/generate_workload.h"
 #include "et_def.pb.h"
-#include "io/recording_dir.h"
+#include "io/recording/recording_dir.h"
 #include "io/trace_loader.h"
 #include "model/device_spec.h"
 #include "sim/simulator.h"

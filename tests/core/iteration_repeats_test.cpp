@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "io/et_reader.h"
-#include "io/kineto_reader.h"
+#include "io/pytorch_et/et_reader.h"
+#include "io/kineto/kineto_reader.h"
 #include "link/link_profile.h"
 #include "test_support.h"
 

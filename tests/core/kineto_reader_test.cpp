@@ -1,4 +1,4 @@
-#include "io/kineto_reader.h"
+#include "io/kineto/kineto_reader.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>

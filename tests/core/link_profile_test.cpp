@@ -6,8 +6,8 @@
 #include <functional>
 #include <map>
 
-#include "io/et_reader.h"
-#include "io/kineto_reader.h"
+#include "io/pytorch_et/et_reader.h"
+#include "io/kineto/kineto_reader.h"
 #include "support/json_writer.h"
 #include "test_support.h"
 

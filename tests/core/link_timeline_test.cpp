@@ -5,8 +5,8 @@
 
 #include <set>
 
-#include "io/et_reader.h"
-#include "io/kineto_reader.h"
+#include "io/pytorch_et/et_reader.h"
+#include "io/kineto/kineto_reader.h"
 #include "link/link_profile.h"
 #include "support/byte_source.h"
 #include "support/error.h"

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <functional>
 
-#include "io/kineto_devices.h"
-#include "io/kineto_reader.h"
+#include "io/kineto/kineto_devices.h"
+#include "io/kineto/kineto_reader.h"
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
 #include "model/cost_db.h"

@@ -1,4 +1,4 @@
-#include "io/op_faults.h"
+#include "io/recording/op_faults.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "io/op_gaps.h"
+#include "io/recording/op_gaps.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // op_layouts.json: read strictly, and applied to a 1.13 ET (no strides) only
 // where an op's tensors match the record one for one.
-#include "io/op_layouts.h"
+#include "io/recording/op_layouts.h"
 
 #include <gtest/gtest.h>
 

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <string>
 
-#include "io/kineto_reader.h"
-#include "io/recording_dir.h"
+#include "io/kineto/kineto_reader.h"
+#include "io/recording/recording_dir.h"
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
 #include "support/byte_source.h"

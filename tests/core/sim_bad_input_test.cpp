@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "io/chakra_json.h"
+#include "io/chakra/chakra_json.h"
 #include "sim/simulator.h"
 #include "support/error.h"
 #include "test_support.h"

@@ -1,4 +1,4 @@
-#include "replay/cache_sweep.h"
+#include "replay/timing/cache_sweep.h"
 
 #include <gtest/gtest.h>
 

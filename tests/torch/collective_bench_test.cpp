@@ -2,7 +2,7 @@
 // mimic-torch's rank subcommand times Gloo's collectives, the network fit
 // turns the timings into a network YAML and system JSON, and `mimic
 // simulate` reads those files and takes the fitted time for a collective.
-#include "replay/collective_bench.h"
+#include "replay/dist/collective_bench.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/chakra_json.h"
+#include "io/chakra/chakra_json.h"
 #include "sim/network_fit.h"
 #include "support/error.h"
 #include "support/json_file.h"

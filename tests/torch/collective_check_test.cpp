@@ -1,5 +1,5 @@
 // The ranks' planned calls compared per process group before any is issued.
-#include "replay/collective_check.h"
+#include "replay/dist/collective_check.h"
 
 #include <gtest/gtest.h>
 

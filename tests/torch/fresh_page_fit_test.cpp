@@ -2,7 +2,7 @@
 // modelled steps: each allocates whole buffers, served fresh (and so
 // faulting on every page) when the budget left covers half of it, as
 // FreshPageAllocator does.
-#include "replay/fresh_page_fit.h"
+#include "replay/timing/fresh_page_fit.h"
 
 #include <gtest/gtest.h>
 

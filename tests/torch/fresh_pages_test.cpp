@@ -1,7 +1,7 @@
 // The fresh-page allocator and the replayer's use of it: an op given a budget
 // of fresh pages gets them, and takes that many page faults; an op without a
 // budget gets none. Counts, not times: a new page's first touch is a fault.
-#include "replay/fresh_page_allocator.h"
+#include "replay/timing/fresh_page_allocator.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>

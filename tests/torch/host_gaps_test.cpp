@@ -1,4 +1,4 @@
-#include "replay/host_gaps.h"
+#include "replay/timing/host_gaps.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "replay/host_work.h"
+#include "replay/timing/host_work.h"
 
 #include <gtest/gtest.h>
 

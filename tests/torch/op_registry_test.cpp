@@ -1,6 +1,6 @@
 // OpRegistry against this machine's libtorch, with schemas taken from the
 // real traces.
-#include "replay/op_registry.h"
+#include "replay/exec/op_registry.h"
 
 #include <gtest/gtest.h>
 

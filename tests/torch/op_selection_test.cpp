@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "io/trace_loader.h"
-#include "replay/op_selection.h"
+#include "replay/exec/op_selection.h"
 #include "recorded_et_samples.h"
 #include "test_support.h"
 

@@ -1,4 +1,4 @@
-#include "replay/profiler_cost_fit.h"
+#include "replay/timing/profiler_cost_fit.h"
 
 #include <gtest/gtest.h>
 

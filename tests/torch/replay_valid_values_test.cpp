@@ -8,7 +8,7 @@
 #include <ATen/ops/arange.h>
 
 #include "replay/replayer.h"
-#include "replay/valid_values.h"
+#include "replay/exec/valid_values.h"
 #include "replay_test_trace.h"
 
 namespace mimic::replay {

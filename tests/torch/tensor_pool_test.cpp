@@ -1,4 +1,4 @@
-#include "replay/tensor_pool.h"
+#include "replay/exec/tensor_pool.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "replay/torch_profiler_pass.h"
+#include "replay/timing/torch_profiler_pass.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>

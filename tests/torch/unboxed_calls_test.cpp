@@ -2,7 +2,7 @@
 // gives, goes through the dispatcher (a RecordFunction event with the op's
 // name, as the profiler saw the original's call), and leaves a stack it does
 // not handle to the boxed call.
-#include "replay/unboxed_calls.h"
+#include "replay/exec/unboxed_calls.h"
 
 #include <ATen/ATen.h>
 #include <ATen/record_function.h>

@@ -10,8 +10,8 @@
 #include "analysis/report_json.h"
 #include "analysis/report_table.h"
 #include "command.h"
-#include "io/kineto_reader.h"
-#include "io/recording_dir.h"
+#include "io/kineto/kineto_reader.h"
+#include "io/recording/recording_dir.h"
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
 #include "link/link_report.h"
@@ -19,7 +19,7 @@
 #include "support/output.h"
 #include "io/op_kernel_table.h"
 #ifdef MIMIC_HAVE_TORCH
-#include "replay/op_registry.h"
+#include "replay/exec/op_registry.h"
 #endif
 
 namespace mimic::cli {

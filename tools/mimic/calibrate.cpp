@@ -24,7 +24,7 @@
 
 #include "calibrate_collectives.h"
 #include "command.h"
-#include "io/recording_dir.h"
+#include "io/recording/recording_dir.h"
 #include "io/trace_loader.h"
 #include "model/cost_db.h"
 #include "model/op_signature.h"

@@ -18,7 +18,7 @@
 #include <memory>
 
 #include "command.h"
-#include "replay/collective_bench.h"
+#include "replay/dist/collective_bench.h"
 #include "sim/network_fit.h"
 #include "support/json_writer.h"
 #include "support/machine_info.h"

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "command.h"
-#include "io/chakra_writer.h"
-#include "io/kineto_reader.h"
-#include "io/recording_dir.h"
+#include "io/chakra/chakra_writer.h"
+#include "io/kineto/kineto_reader.h"
+#include "io/recording/recording_dir.h"
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
 #include "model/cost_model.h"

@@ -11,7 +11,7 @@
 
 #include "command.h"
 #include "compose/cut.h"
-#include "io/recording_dir.h"
+#include "io/recording/recording_dir.h"
 #include "support/error.h"
 #include "support/json_writer.h"
 #include "support/output.h"

@@ -5,8 +5,8 @@
 
 #include "analysis/trace_diff.h"
 #include "command.h"
-#include "io/kineto_reader.h"
-#include "io/recording_dir.h"
+#include "io/kineto/kineto_reader.h"
+#include "io/recording/recording_dir.h"
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
 #include "support/error.h"

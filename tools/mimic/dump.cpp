@@ -8,7 +8,7 @@
 #include <string>
 
 #include "command.h"
-#include "io/chakra_json.h"
+#include "io/chakra/chakra_json.h"
 #include "support/error.h"
 
 namespace mimic::cli {

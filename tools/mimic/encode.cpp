@@ -6,7 +6,7 @@
 #include <string>
 
 #include "command.h"
-#include "io/chakra_json.h"
+#include "io/chakra/chakra_json.h"
 
 namespace mimic::cli {
 namespace {

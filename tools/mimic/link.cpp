@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "command.h"
-#include "io/kineto_reader.h"
-#include "io/recording_dir.h"
+#include "io/kineto/kineto_reader.h"
+#include "io/recording/recording_dir.h"
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
 #include "link/link_report.h"

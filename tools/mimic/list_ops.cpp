@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "command.h"
-#include "replay/op_registry.h"
+#include "replay/exec/op_registry.h"
 #include "support/error.h"
 
 namespace mimic::cli {

@@ -12,7 +12,7 @@
 
 #include "command.h"
 #include "compose/obfuscate.h"
-#include "io/recording_dir.h"
+#include "io/recording/recording_dir.h"
 #include "support/byte_source.h"
 #include "support/error.h"
 #include "support/json_writer.h"

@@ -15,9 +15,9 @@
 
 #include "analysis/text_table.h"
 #include "command.h"
-#include "io/kineto_devices.h"
-#include "io/kineto_reader.h"
-#include "io/recording_dir.h"
+#include "io/kineto/kineto_devices.h"
+#include "io/kineto/kineto_reader.h"
+#include "io/recording/recording_dir.h"
 #include "link/link_profile.h"
 #include "model/gpu_estimate.h"
 #include "sim/sim_report.h"

@@ -10,9 +10,9 @@
 #include <regex>
 
 #include "command.h"
-#include "io/recording_dir.h"
-#include "replay/dist_report.h"
-#include "replay/local_launch.h"
+#include "io/recording/recording_dir.h"
+#include "replay/dist/dist_report.h"
+#include "replay/dist/local_launch.h"
 #include "replay/replay_session.h"
 #include "support/error.h"
 #include "support/launcher_env.h"

@@ -8,7 +8,7 @@
 
 #include "command.h"
 #include "compose/scale_batch.h"
-#include "io/recording_dir.h"
+#include "io/recording/recording_dir.h"
 #include "support/error.h"
 #include "support/json_writer.h"
 #include "support/output.h"

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "command.h"
-#include "io/kineto_reader.h"
-#include "io/recording_dir.h"
+#include "io/kineto/kineto_reader.h"
+#include "io/recording/recording_dir.h"
 #include "io/timeline_writer.h"
 #include "io/trace_loader.h"
 #include "link/link_profile.h"

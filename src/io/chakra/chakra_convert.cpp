@@ -1,0 +1,242 @@
+#include "io/chakra/chakra_convert.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "io/chakra/chakra_flops.h"
+#include "io/chakra/chakra_values.h"
+
+namespace mimic {
+
+namespace {
+
+constexpr uint32_t kNone = UINT32_MAX;
+constexpr uint32_t kUnset = UINT32_MAX - 1;
+
+uint64_t whole_us(double us) { return us > 0 ? static_cast<uint64_t>(std::llround(us)) : 0; }
+
+struct TensorKey {
+    uint64_t tensor_id, storage_id;
+    bool operator==(const TensorKey& o) const { return tensor_id == o.tensor_id && storage_id == o.storage_id; }
+};
+struct TensorKeyHash {
+    size_t operator()(const TensorKey& k) const noexcept {
+        return std::hash<uint64_t>()(k.tensor_id * 0x9e3779b97f4a7c15ULL ^ k.storage_id);
+    }
+};
+
+bool contains_nccl(std::string_view name) {
+    for (size_t i = 0; i + 4 <= name.size(); ++i) {
+        const char* p = name.data() + i;
+        if ((p[0] | 0x20) == 'n' && (p[1] | 0x20) == 'c' && (p[2] | 0x20) == 'c' && (p[3] | 0x20) == 'l') return true;
+    }
+    return false;
+}
+
+class Planner {
+public:
+    explicit Planner(const Trace& trace) : trace_(trace), comm_(trace) {}
+
+    ChakraPlan run() {
+        mark_owners();
+        plan_index_.assign(trace_.nodes.size(), kNone);
+        for (NodeIndex i : trace_.execution_order()) {
+            if (owner_[i.value] == i.value && trace_.find(trace_.nodes[i.value].id) == i) add_host_node(i.value);
+            else ++plan_.et_nodes_skipped;
+        }
+        add_device_events();
+        return std::move(plan_);
+    }
+
+private:
+    bool is_candidate(const Node& n) const {
+        if (n.kind == NodeKind::Operator) return true;
+        if (record_param_comms_.value != 0 && n.name == record_param_comms_) return true;
+        if (kernel_backend_.value == 0) return false;
+        for (uint32_t a = 0; a < n.attrs.count; ++a) {
+            const Attr& at = trace_.attrs[n.attrs.begin + a];
+            if (at.name == kernel_backend_ && at.value.kind == ValueKind::String && at.value.payload.str.value != 0)
+                return true;
+        }
+        return false;
+    }
+
+    // owner_[i]: the outermost candidate among i and its ancestors (kNone if
+    // none); a node is a Chakra node exactly when it owns itself.
+    void mark_owners() {
+        const uint32_t n = static_cast<uint32_t>(trace_.nodes.size());
+        owner_.assign(n, kUnset);
+        std::vector<uint32_t> path;
+        for (uint32_t start = 0; start < n; ++start) {
+            path.clear();
+            for (uint32_t cur = start; cur != kNone && owner_[cur] == kUnset; cur = trace_.parent_of(NodeIndex(cur)).value)
+                path.push_back(cur);
+            for (auto it = path.rbegin(); it != path.rend(); ++it) {
+                const NodeIndex parent = trace_.parent_of(NodeIndex(*it));
+                const uint32_t up = parent == kNoNode ? kNone : owner_[parent.value];
+                owner_[*it] = up != kNone ? up : (is_candidate(trace_.nodes[*it]) ? *it : kNone);
+            }
+        }
+    }
+
+    // FLOPs and communication facts of a top-level node and everything under it.
+    void summarise(uint32_t top, ChakraPlanNode& out) {
+        CommInfo comm;
+        int64_t flops = 0;
+        bool have_flops = false;
+        stack_.clear();
+        stack_.push_back({top, false});
+        while (!stack_.empty()) {
+            auto [idx, inside_counted] = stack_.back();
+            stack_.pop_back();
+            const Node& node = trace_.nodes[idx];
+            // A gloo:* label under an op that does no communication of its own
+            // is Gloo running a collective issued earlier (DDP's allreduce
+            // inside a backward op): that c10d op is already its own node.
+            const bool replayed_label = idx != top && trace_.str(node.name).rfind("gloo:", 0) == 0 &&
+                                        comm_.classify(trace_.nodes[top]).kind == CommKind::None;
+            if (!replayed_label) CommClassifier::merge(comm, comm_.classify(node));
+            bool counted = inside_counted;
+            if (!counted) {
+                // The outermost op with a FLOP formula counts; its children
+                // (addmm under linear) are its own implementation.
+                const int64_t f = op_flops(trace_, node);
+                if (f >= 0) {
+                    flops += f;
+                    have_flops = true;
+                    counted = true;
+                }
+            }
+            const NodeIndex self(idx);
+            for (const NodeIndex* c = trace_.children_begin(self); c != trace_.children_end(self); ++c)
+                stack_.push_back({c->value, counted});
+        }
+        out.comm = comm;
+        out.num_ops = have_flops ? flops : -1;
+        switch (comm.kind) {
+            case CommKind::Collective: out.type = ChakraNodeType::CommColl; break;
+            case CommKind::Send: out.type = ChakraNodeType::CommSend; break;
+            case CommKind::Recv: out.type = ChakraNodeType::CommRecv; break;
+            default: out.type = ChakraNodeType::Comp; break;
+        }
+    }
+
+    void add_edge_unique(uint32_t begin, uint64_t id) {
+        for (size_t k = begin; k < plan_.edges.size(); ++k)
+            if (plan_.edges[k] == id) return;
+        plan_.edges.push_back(id);
+    }
+
+    void add_host_node(uint32_t idx) {
+        const Node& node = trace_.nodes[idx];
+        ChakraPlanNode pn;
+        pn.id = node.id.value;
+        pn.source = idx;
+        summarise(idx, pn);
+        // Communication runs on the device and network side, never as a CPU
+        // op: ASTRA-sim hangs on a COMM node marked is_cpu_op.
+        pn.is_cpu_op = pn.type == ChakraNodeType::Comp;
+        if (trace_.timing.size() == trace_.nodes.size() && trace_.timing[idx].linked()) {
+            pn.start_us = whole_us(trace_.timing[idx].start_us);
+            pn.duration_us = whole_us(trace_.timing[idx].duration_us);
+        } else {
+            pn.start_us = node.chakra_start_us;
+            pn.duration_us = node.chakra_duration_us;
+        }
+        pn.tensor_size = tensor_bytes(trace_, node.inputs) + tensor_bytes(trace_, node.outputs);
+        const uint32_t self = static_cast<uint32_t>(plan_.nodes.size());
+
+        // Program order on the node's thread.
+        pn.ctrl_begin = static_cast<uint32_t>(plan_.edges.size());
+        auto [last, fresh] = last_on_thread_.try_emplace(node.tid, self);
+        if (!fresh) {
+            plan_.edges.push_back(plan_.nodes[last->second].id);
+            last->second = self;
+        }
+        pn.ctrl_count = static_cast<uint32_t>(plan_.edges.size()) - pn.ctrl_begin;
+
+        // Tensors this node reads that an earlier node wrote.
+        pn.data_begin = static_cast<uint32_t>(plan_.edges.size());
+        for_each_tensor(trace_, node.inputs, [&](const TensorMeta& t) {
+            auto it = last_writer_.find(TensorKey{t.tensor_id, t.storage_id});
+            if (it != last_writer_.end()) add_edge_unique(pn.data_begin, plan_.nodes[it->second].id);
+        });
+        pn.data_count = static_cast<uint32_t>(plan_.edges.size()) - pn.data_begin;
+        for_each_tensor(trace_, node.outputs,
+                        [&](const TensorMeta& t) { last_writer_[TensorKey{t.tensor_id, t.storage_id}] = self; });
+
+        plan_index_[idx] = self;
+        plan_.nodes.push_back(pn);
+    }
+
+    void add_device_events() {
+        const auto& events = trace_.device_events;
+        if (events.empty()) return;
+        uint64_t next_id = 0;
+        for (const Node& n : trace_.nodes) next_id = std::max(next_id, n.id.value);
+        ++next_id;
+        std::vector<uint32_t> order(events.size());
+        for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](uint32_t a, uint32_t b) { return events[a].start_us < events[b].start_us; });
+        std::unordered_map<uint64_t, uint32_t> last_on_stream;  // (device, stream) -> plan index
+        std::vector<uint8_t> comm_moved(plan_.nodes.size(), 0);
+        for (uint32_t k : order) {
+            const DeviceEvent& ev = events[k];
+            const uint32_t owner = ev.launcher == kNoNode || ev.launcher.value >= owner_.size()
+                                       ? kNone
+                                       : owner_[ev.launcher.value];
+            const uint32_t host = owner == kNone ? kNone : plan_index_[owner];
+            if (host == kNone) {
+                ++plan_.unlinked_events;
+                continue;
+            }
+            ChakraPlanNode pn;
+            pn.id = next_id++;
+            pn.device_event = k;
+            pn.is_cpu_op = false;
+            pn.start_us = whole_us(ev.start_us);
+            pn.duration_us = whole_us(ev.duration_us);
+            ChakraPlanNode& launcher = plan_.nodes[host];
+            if (contains_nccl(trace_.str(ev.name)) && launcher.comm.kind != CommKind::None &&
+                launcher.comm.kind != CommKind::Wait && !comm_moved[host]) {
+                // The kernel does the transfer: it is the COMM node, its host op only launches it.
+                pn.type = launcher.type;
+                pn.comm = launcher.comm;
+                launcher.type = ChakraNodeType::Comp;
+                comm_moved[host] = 1;
+            }
+            const uint32_t self = static_cast<uint32_t>(plan_.nodes.size());
+            const uint64_t stream_key = (static_cast<uint64_t>(ev.device) << 32) ^ static_cast<uint64_t>(ev.stream);
+            pn.ctrl_begin = static_cast<uint32_t>(plan_.edges.size());
+            auto [last, fresh] = last_on_stream.try_emplace(stream_key, self);
+            if (!fresh) {
+                plan_.edges.push_back(plan_.nodes[last->second].id);
+                last->second = self;
+            }
+            pn.ctrl_count = static_cast<uint32_t>(plan_.edges.size()) - pn.ctrl_begin;
+            pn.data_begin = static_cast<uint32_t>(plan_.edges.size());
+            plan_.edges.push_back(plan_.nodes[host].id);
+            pn.data_count = 1;
+            plan_.nodes.push_back(pn);
+        }
+    }
+
+    const Trace& trace_;
+    CommClassifier comm_;
+    StrId record_param_comms_ = trace_.strings.find("record_param_comms");
+    StrId kernel_backend_ = trace_.strings.find("kernel_backend");
+    ChakraPlan plan_;
+    std::vector<uint32_t> owner_;
+    std::vector<uint32_t> plan_index_;
+    std::vector<std::pair<uint32_t, bool>> stack_;
+    std::unordered_map<uint64_t, uint32_t> last_on_thread_;
+    std::unordered_map<TensorKey, uint32_t, TensorKeyHash> last_writer_;
+};
+
+}  // namespace
+
+ChakraPlan plan_chakra_nodes(const Trace& trace) { return Planner(trace).run(); }
+
+}  // namespace mimic

@@ -1,0 +1,64 @@
+// Plans the Chakra nodes of a PyTorch execution trace: which ET nodes become
+// Chakra nodes, their types, dependencies, timing and attributes. Writing
+// the plan out is chakra_writer's job.
+//
+// Which ET nodes become Chakra nodes (the same cut Chakra's own converter
+// makes, where an ET node's children run inside it):
+// - a "top-level operator": an operator (a node with a schema), a Triton
+//   kernel node (attr kernel_backend), or a record_param_comms marker, none
+//   of whose ancestors is one of these. Its children (aten::addmm under
+//   aten::linear, record_param_comms and nccl:* under c10d::allreduce_)
+//   only add facts to it: FLOPs, message size, process group.
+// - Labels (ProfilerStep#N, user scopes, ## ... ## markers), autograd
+//   wrappers, the thread and root nodes are containers, not work: the
+//   operators under them are top-level. gloo:* labels on Gloo's worker
+//   thread repeat the c10d op and are left out.
+// - Each device event linked to an operator (Trace::device_events: kernels,
+//   memcpys, memsets) is a COMP node with is_cpu_op false and a data dep on
+//   the Chakra node that contains its launcher. An NCCL kernel of a
+//   collective becomes the COMM node and the host op a COMP node, so the
+//   transfer is counted once.
+// Dependencies: ctrl_deps give program order per thread (each top-level op
+// depends on the previous one on its thread) and per stream (each device
+// event on the previous one on its stream); data_deps give launch -> kernel
+// and tensor producer -> consumer, by (tensor_id, storage_id) last writer.
+// All point to nodes with smaller ids (ET ids are in start order; device
+// events get ids after the largest ET id, in start order), so the graph has
+// no cycles.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "io/chakra/chakra_comm.h"
+#include "trace/trace.h"
+
+namespace mimic {
+
+struct ChakraPlanNode {
+    uint64_t id = 0;
+    uint32_t source = UINT32_MAX;        // index into Trace::nodes, or UINT32_MAX
+    uint32_t device_event = UINT32_MAX;  // index into Trace::device_events, or UINT32_MAX
+    ChakraNodeType type = ChakraNodeType::Comp;
+    bool is_cpu_op = true;
+    uint64_t start_us = 0;
+    uint64_t duration_us = 0;
+    uint32_t ctrl_begin = 0, ctrl_count = 0;  // into ChakraPlan::edges
+    uint32_t data_begin = 0, data_count = 0;
+    CommInfo comm;              // for COMM_* nodes
+    int64_t num_ops = -1;       // FLOPs; -1 unknown
+    uint64_t tensor_size = 0;   // bytes of inputs + outputs
+};
+
+struct ChakraPlan {
+    std::vector<ChakraPlanNode> nodes;  // in id order
+    std::vector<uint64_t> edges;
+    size_t et_nodes_skipped = 0;   // ET nodes folded into a top-level op or left out
+    size_t unlinked_events = 0;    // device events with no launching operator
+};
+
+// Throws nothing on odd input: nodes it cannot place are counted, not fatal.
+// `trace` must be finalized (Trace::finalize).
+ChakraPlan plan_chakra_nodes(const Trace& trace);
+
+}  // namespace mimic

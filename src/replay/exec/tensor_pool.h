@@ -1,0 +1,64 @@
+// Tensors for recorded inputs that no replayed op produces (parameters,
+// data, saved activations of nested ops). One buffer per (storage id,
+// device, dtype) sized to cover every view of it the replay will take, so
+// tensors that shared storage in the original share it here, and no view
+// can reach past its buffer. Buffers are allocated on first use and filled
+// once (floats from N(0,1), integers 0, booleans random) so that timing does
+// not meet denormals, NaNs or out-of-range indices.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+
+#include "replay/exec/tensor_layout.h"
+#include "trace/trace.h"
+
+namespace mimic::replay {
+
+class TensorPool {
+public:
+    TensorPool(const Trace& trace, c10::Device device) : trace_(trace), device_(device) {}
+
+    // Plan phase: make the buffer of this use's storage cover it. Returns the
+    // reason the use cannot be laid out, or "".
+    std::string reserve(const TensorMeta& meta);
+    // A view onto the buffer (allocated on first use); reserve() first.
+    at::Tensor view(const TensorMeta& meta);
+    // A fresh contiguous tensor of this layout and values, owned by the caller.
+    at::Tensor fresh(const TensorLayout& layout) const;
+
+    // Saves every allocated buffer's values; restore() puts them back (and
+    // snapshots buffers allocated since). Each timed iteration starts from the
+    // same values: without it the replayed optimizer trains the model on
+    // arbitrary data, it diverges within a few iterations, and NaNs change
+    // the speed of data-dependent kernels (max pooling: 4x).
+    void snapshot();
+    void restore();
+    c10::Device device() const { return device_; }
+    uint64_t allocated_bytes() const { return allocated_bytes_; }
+    size_t buffers() const { return buffers_.size(); }
+
+private:
+    using Key = std::tuple<uint64_t, uint32_t, int>;  // storage id (or tensor id when none), device, dtype
+    struct Buffer {
+        uint64_t bytes = 0;
+        at::Tensor storage_holder;  // a 1-D tensor owning the storage
+        at::Tensor pristine;        // its values at snapshot time
+    };
+    Key key_of(const TensorMeta& meta, c10::ScalarType dtype) const;
+
+    const Trace& trace_;
+    c10::Device device_;
+    std::map<Key, Buffer> buffers_;
+    uint64_t allocated_bytes_ = 0;
+};
+
+// Fills a tensor with replay values: floats N(0,1), integers 0, bool random.
+void fill_replay_values(at::Tensor& t);
+
+}  // namespace mimic::replay

@@ -1,0 +1,241 @@
+#include "replay/exec/valid_values.h"
+
+#include <ATen/ops/_embedding_bag.h>
+#include <ATen/ops/adaptive_max_pool2d.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/max_pool2d_with_indices.h>
+#include <ATen/ops/max_pool3d_with_indices.h>
+#include <ATen/ops/randint.h>
+#include <ATen/ops/tensor.h>
+
+#include <algorithm>
+
+namespace mimic::replay {
+namespace {
+
+struct Args {
+    const ValidValueContext& ctx;
+
+    const Value* value(size_t i) const {
+        if (i >= ctx.args.size() || ctx.args[i].is_constant) return nullptr;
+        return ctx.args[i].recorded;
+    }
+    const TensorMeta* tensor(size_t i) const {
+        const Value* v = value(i);
+        if (!v || v->kind != ValueKind::Tensor) return nullptr;
+        const TensorMeta& m = ctx.trace.tensor(*v);
+        return m.undefined ? nullptr : &m;
+    }
+    bool integral(size_t i) const {
+        const TensorMeta* m = tensor(i);
+        if (!m) return false;
+        TensorLayout l;
+        return layout_of(ctx.trace, *m, l).empty() && c10::isIntegralType(l.dtype, false);
+    }
+    std::vector<int64_t> shape(size_t i) const {
+        const TensorMeta* m = tensor(i);
+        if (!m) return {};
+        return {ctx.trace.shape(*m), ctx.trace.shape(*m) + m->rank};
+    }
+    int64_t integer(size_t i, int64_t fallback) const {
+        const Value* v = value(i);
+        if (v && v->kind == ValueKind::Int) return v->payload.i;
+        if (v && v->kind == ValueKind::Bool) return v->payload.b;
+        return fallback;
+    }
+    std::vector<int64_t> ints(size_t i) const {
+        const Value* v = value(i);
+        std::vector<int64_t> out;
+        if (!v) return out;
+        if (v->kind == ValueKind::Int) return {v->payload.i};
+        if (v->kind != ValueKind::List) return out;
+        for (uint32_t k = 0; k < v->payload.range.count; ++k) {
+            const Value& e = ctx.trace.values[v->payload.range.begin + k];
+            if (e.kind == ValueKind::Int) out.push_back(e.payload.i);
+        }
+        return out;
+    }
+    // A fresh tensor shaped like recorded argument i (its pool-style values).
+    at::Tensor like(size_t i) const {
+        TensorLayout l;
+        layout_of(ctx.trace, *tensor(i), l);
+        return ctx.pool.fresh(l);
+    }
+};
+
+int64_t dim_size(const std::vector<int64_t>& shape, int64_t dim) {
+    const int64_t rank = int64_t(shape.size());
+    if (rank == 0) return 1;  // a 0-d tensor indexes like a 1-element one
+    if (dim < 0) dim += rank;
+    return dim >= 0 && dim < rank ? shape[size_t(dim)] : -1;
+}
+
+int64_t numel(const std::vector<int64_t>& shape) {
+    int64_t n = 1;
+    for (int64_t s : shape) n *= s;
+    return n;
+}
+
+using Overrides = std::vector<std::pair<size_t, c10::IValue>>;
+
+// Random indices in [0, high) shaped like argument `i`.
+std::string indices(const Args& a, size_t i, int64_t high, Overrides& out) {
+    const TensorMeta* m = a.tensor(i);
+    if (!m || !a.integral(i)) return {};  // not an index tensor (absent, or float probabilities)
+    std::vector<int64_t> shape = a.shape(i);
+    TensorLayout l;
+    layout_of(a.ctx.trace, *m, l);
+    if (numel(shape) > 0 && high <= 0) return "indices into an empty or unknown dimension";
+    at::Tensor t = at::randint(0, std::max<int64_t>(high, 1), shape, at::TensorOptions().dtype(l.dtype).device(a.ctx.pool.device()));
+    out.emplace_back(i, t);
+    return {};
+}
+
+at::Tensor offsets_tensor(const Args& a, size_t i, int64_t n_indices, bool include_last) {
+    TensorLayout l;
+    layout_of(a.ctx.trace, *a.tensor(i), l);
+    const int64_t count = numel(a.shape(i));
+    std::vector<int64_t> offs = bag_offsets(include_last ? count - 1 : count, n_indices, include_last);
+    offs.resize(size_t(count), n_indices);
+    return at::tensor(offs, at::TensorOptions().dtype(c10::kLong)).to(l.dtype).to(a.ctx.pool.device());
+}
+
+std::string embedding_bag_forward(const Args& a, Overrides& out) {
+    // (weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+    const int64_t rows = dim_size(a.shape(0), 0);
+    std::string why = indices(a, 1, rows, out);
+    if (!why.empty() || !a.tensor(2) || !a.integral(2) || a.shape(1).size() != 1) return why;
+    out.emplace_back(2, offsets_tensor(a, 2, numel(a.shape(1)), a.integer(7, 0) != 0));
+    return {};
+}
+
+std::string embedding_bag_backward(const Args& a, Overrides& out) {
+    // _embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, maximum_indices,
+    //     num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx)
+    // offset2bag, bag_size and maximum_indices must agree with indices and
+    // offsets: recompute them with the forward op on a weight of the same shape.
+    if (!a.tensor(1) || !a.tensor(2) || !a.tensor(0) || a.shape(1).size() != 1) return "embedding_bag_backward: indices, offsets or grad missing";
+    const int64_t rows = a.integer(6, -1);
+    std::string why = indices(a, 1, rows, out);
+    if (!why.empty()) return why;
+    at::Tensor idx = out.back().second.toTensor();
+    at::Tensor offs = offsets_tensor(a, 2, idx.numel(), false);
+    out.emplace_back(2, offs);
+    const int64_t dim = dim_size(a.shape(0), 1);
+    at::Tensor weight = at::empty({rows, std::max<int64_t>(dim, 1)}, at::TensorOptions().device(a.ctx.pool.device())).normal_();
+    c10::optional<at::Tensor> psw;
+    if (a.tensor(10)) psw = a.like(10);
+    auto fwd = at::_embedding_bag(weight, idx, offs, false, a.integer(8, 0), false, psw, false, a.integer(11, -1));
+    out.emplace_back(3, std::get<1>(fwd));
+    out.emplace_back(4, std::get<2>(fwd));
+    out.emplace_back(5, std::get<3>(fwd));
+    return {};
+}
+
+std::string max_pool_backward(const Args& a, bool three_d, Overrides& out) {
+    // (grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices): the
+    // backward scatters through `indices`, so they come from the forward on `self`.
+    if (!a.tensor(1)) return "max_pool backward: input not recorded";
+    at::Tensor self = a.like(1);
+    auto k = a.ints(2), s = a.ints(3), p = a.ints(4), d = a.ints(5);
+    const bool ceil = a.integer(6, 0) != 0;
+    at::Tensor idx = three_d ? std::get<1>(at::max_pool3d_with_indices(self, k, s, p, d, ceil))
+                             : std::get<1>(at::max_pool2d_with_indices(self, k, s, p, d, ceil));
+    out.emplace_back(7, idx);
+    return {};
+}
+
+std::string adaptive_max_pool_backward(const Args& a, Overrides& out) {
+    // (grad_output, self, indices)
+    if (!a.tensor(1) || !a.tensor(0)) return "adaptive_max_pool2d_backward: input not recorded";
+    std::vector<int64_t> g = a.shape(0);
+    if (g.size() < 2) return "adaptive_max_pool2d_backward: grad rank < 2";
+    out.emplace_back(2, std::get<1>(at::adaptive_max_pool2d(a.like(1), {g[g.size() - 2], g[g.size() - 1]})));
+    return {};
+}
+
+std::string loss_target(const Args& a, size_t input, size_t target, Overrides& out) {
+    std::vector<int64_t> in = a.shape(input);
+    const int64_t classes = in.size() == 1 ? in[0] : dim_size(in, 1);
+    return indices(a, target, classes, out);
+}
+
+std::string advanced_index(const Args& a, Overrides& out) {
+    // index(self, Tensor?[] indices), index_put_(self, indices, values, ...): the k-th index
+    // tensor indexes dimension k of self. Boolean masks keep their pool values.
+    const Value* list = a.value(1);
+    if (!list || list->kind != ValueKind::List) return {};
+    std::vector<int64_t> self = a.shape(0);
+    c10::List<c10::optional<at::Tensor>> rebuilt;
+    bool changed = false;
+    for (uint32_t k = 0; k < list->payload.range.count; ++k) {
+        const Value& e = a.ctx.trace.values[list->payload.range.begin + k];
+        const TensorMeta* m = e.kind == ValueKind::Tensor && !a.ctx.trace.tensor(e).undefined ? &a.ctx.trace.tensor(e) : nullptr;
+        TensorLayout l;
+        if (!m || !layout_of(a.ctx.trace, *m, l).empty()) {
+            if (m) return "index list element " + std::to_string(k) + ": " + layout_of(a.ctx.trace, *m, l);
+            rebuilt.push_back(c10::nullopt);
+            continue;
+        }
+        if (!c10::isIntegralType(l.dtype, false)) {
+            rebuilt.push_back(a.ctx.pool.fresh(l));
+            continue;
+        }
+        const int64_t high = dim_size(self, int64_t(k));
+        if (l.numel > 0 && high <= 0) return "index into an empty or unknown dimension";
+        rebuilt.push_back(at::randint(0, std::max<int64_t>(high, 1), l.sizes, at::TensorOptions().dtype(l.dtype).device(a.ctx.pool.device())));
+        changed = true;
+    }
+    if (changed) out.emplace_back(1, rebuilt);
+    return {};
+}
+
+}  // namespace
+
+std::vector<int64_t> bag_offsets(int64_t bags, int64_t n, bool include_last) {
+    std::vector<int64_t> offs;
+    if (bags <= 0) {
+        if (include_last) offs.push_back(n);
+        return offs;
+    }
+    offs.reserve(size_t(bags) + 1);
+    for (int64_t b = 0; b < bags; ++b) offs.push_back(b * n / bags);
+    if (include_last) offs.push_back(n);
+    return offs;
+}
+
+std::string valid_values(const ValidValueContext& ctx, Overrides& out) {
+    std::string_view name = ctx.op_name;
+    if (name.rfind("aten::", 0) == 0) name.remove_prefix(6);
+    const Args a{ctx};
+    if (name == "embedding") return indices(a, 1, dim_size(a.shape(0), 0), out);
+    if (name == "embedding_backward" || name == "embedding_dense_backward" || name == "embedding_sparse_backward")
+        return indices(a, 1, a.integer(2, -1), out);
+    if (name == "embedding_bag" || name == "_embedding_bag" || name == "_embedding_bag_forward_only")
+        return embedding_bag_forward(a, out);
+    if (name == "_embedding_bag_backward" || name == "_embedding_bag_dense_backward" || name == "_embedding_bag_sparse_backward")
+        return embedding_bag_backward(a, out);
+    if (name == "index_select" || name == "gather" || name == "scatter" || name == "scatter_" ||
+        name == "scatter_add" || name == "scatter_add_" || name == "scatter_reduce" || name == "scatter_reduce_" ||
+        name == "index_add" || name == "index_add_" || name == "index_copy" || name == "index_copy_" ||
+        name == "index_fill" || name == "index_fill_")
+        return indices(a, 2, dim_size(a.shape(0), a.integer(1, 0)), out);
+    if (name == "index_select_backward") {
+        std::vector<int64_t> sizes = a.ints(1);
+        return indices(a, 3, dim_size(sizes, a.integer(2, 0)), out);
+    }
+    if (name == "take") return indices(a, 1, numel(a.shape(0)), out);
+    if (name == "index" || name == "index_put" || name == "index_put_" || name == "_index_put_impl_")
+        return advanced_index(a, out);
+    if (name == "nll_loss" || name == "nll_loss_nd" || name == "nll_loss2d" || name == "nll_loss_forward" ||
+        name == "nll_loss2d_forward" || name == "cross_entropy_loss" || name == "multi_margin_loss" ||
+        name == "multilabel_margin_loss")
+        return loss_target(a, 0, 1, out);
+    if (name == "nll_loss_backward" || name == "nll_loss2d_backward") return loss_target(a, 1, 2, out);
+    if (name == "max_pool2d_with_indices_backward") return max_pool_backward(a, false, out);
+    if (name == "max_pool3d_with_indices_backward") return max_pool_backward(a, true, out);
+    if (name == "adaptive_max_pool2d_backward") return adaptive_max_pool_backward(a, out);
+    return {};
+}
+
+}  // namespace mimic::replay

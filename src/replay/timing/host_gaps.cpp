@@ -1,0 +1,120 @@
+#include "replay/timing/host_gaps.h"
+
+#include <algorithm>
+
+namespace mimic::replay {
+
+std::vector<uint32_t> subtree_sizes(const Trace& trace) {
+    std::vector<uint32_t> size(trace.nodes.size(), 1);
+    // Children have larger ids than parents: add each node into its parent, latest first.
+    const auto& order = trace.execution_order();
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        NodeIndex p = trace.parent_of(*it);
+        if (p != kNoNode) size[p.value] += size[it->value];
+    }
+    return size;
+}
+
+double per_event_overhead_us(std::optional<double> traced_ms, std::optional<double> untraced_ms, uint64_t nodes) {
+    if (!traced_ms || !untraced_ms || nodes == 0 || *traced_ms <= *untraced_ms) return 0;
+    return (*traced_ms - *untraced_ms) * 1000.0 / double(nodes);
+}
+
+HostGapModel host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, double per_event_us) {
+    HostGapModel m;
+    m.per_event_us = per_event_us;
+    m.calibrated = per_event_us > 0;
+    m.gap_us.assign(ops.size(), 0.0);
+    if (trace.timing.size() != trace.nodes.size()) return m;
+    // Position of each node in execution order, to count the nodes that start between two ops.
+    std::vector<uint32_t> pos(trace.nodes.size(), 0);
+    const auto& order = trace.execution_order();
+    for (uint32_t k = 0; k < order.size(); ++k) pos[order[k].value] = k;
+    const std::vector<uint32_t> sizes = subtree_sizes(trace);
+    const NodeTiming* prev = nullptr;
+    uint32_t prev_end_pos = 0;  // position just past the previous op's subtree
+    for (size_t s = 0; s < ops.size(); ++s) {
+        const NodeTiming& t = trace.timing[ops[s].value];
+        if (!t.linked()) continue;
+        const uint32_t p = pos[ops[s].value];
+        if (prev) {
+            const double gap = std::max(0.0, t.start_us - (prev->start_us + prev->duration_us));
+            const double events = double(p >= prev_end_pos ? p - prev_end_pos : 0) + 1.0;
+            m.gap_us[s] = std::max(0.0, gap - per_event_us * events);
+            m.recorded_total_us += gap;
+            m.corrected_total_us += m.gap_us[s];
+        }
+        prev = &t;
+        prev_end_pos = p + sizes[ops[s].value];
+    }
+    return m;
+}
+
+double corrected_duration_us(const Trace& trace, NodeIndex op, const std::vector<uint32_t>& sizes, double per_event_us,
+                             double probe_us) {
+    const double instrumentation_us = per_event_us * double(sizes[op.value] - 1) + probe_us;
+    return std::max(0.0, trace.timing[op.value].typical_duration_us() - instrumentation_us);
+}
+
+HostGapModel measured_host_gaps(const Trace& trace, const std::vector<NodeIndex>& steps, const std::vector<bool>& ran,
+                                const OpGaps& gaps) {
+    HostGapModel m;
+    m.measured = true;
+    // CPU times only when the file has them for every gap used.
+    bool cpu = gaps.tail_cpu_us >= 0;
+    double pending = gaps.tail_us, pending_cpu = std::max(0.0, gaps.tail_cpu_us);
+    for (size_t k = 0; k < steps.size(); ++k) {
+        auto it = gaps.by_node.find(trace.nodes[steps[k].value].id.value);
+        if (it != gaps.by_node.end()) {
+            // An op that is not replayed was work on this thread: its time joins the next gap.
+            const double skipped = ran[k] ? 0.0 : it->second.duration_us;
+            pending += it->second.gap_before_us + skipped;
+            pending_cpu += std::max(0.0, it->second.gap_cpu_us) + skipped;
+            cpu = cpu && it->second.gap_cpu_us >= 0;
+        }
+        if (!ran[k]) continue;
+        m.gap_us.push_back(pending);
+        m.gap_cpu_us.push_back(std::min(pending_cpu, pending));
+        m.recorded_total_us += pending;
+        m.cpu_total_us += m.gap_cpu_us.back();
+        pending = pending_cpu = 0;
+    }
+    if (!cpu) {
+        m.gap_cpu_us.clear();
+        m.cpu_total_us = 0;
+    }
+    m.corrected_total_us = m.recorded_total_us;
+    return m;
+}
+
+std::string calibrate_to_untraced(HostGapModel& m, const Trace& trace, const std::vector<NodeIndex>& ops,
+                                  double untraced_us) {
+    m.from_untraced = true;
+    m.untraced_us = untraced_us;
+    m.op_time_us = 0;
+    if (trace.timing.size() != trace.nodes.size()) return "";
+    const std::vector<uint32_t> sizes = subtree_sizes(trace);
+    for (NodeIndex n : ops)
+        if (trace.timing[n.value].linked()) m.op_time_us += corrected_duration_us(trace, n, sizes, m.per_event_us, m.probe_cost_us);
+    const double host_us = untraced_us - m.op_time_us;
+    std::string warning;
+    if (host_us <= 0) {
+        m.scale = 0;
+        warning = "the replayed ops' recorded durations (" + std::to_string(int64_t(m.op_time_us)) +
+                  " us, corrected) exceed the untraced iteration (" + std::to_string(int64_t(untraced_us)) +
+                  " us): no host time left to reproduce";
+    } else if (m.corrected_total_us > 0) {
+        m.scale = host_us / m.corrected_total_us;
+    } else {
+        // No gap to scale (one op, or no profile gaps): the host time goes before the first op.
+        m.scale = 1;
+        if (!m.gap_us.empty()) m.gap_us[0] = host_us;
+        m.corrected_total_us = host_us;
+        return "";
+    }
+    for (double& g : m.gap_us) g *= m.scale;
+    m.corrected_total_us = std::max(0.0, host_us);
+    return warning;
+}
+
+}  // namespace mimic::replay

@@ -1,0 +1,98 @@
+// Host time between operators. A C++ replay calls op after op; the original
+// paid Python, autograd and framework time between them. With a linked
+// profile, that time is the gap between one replayed op's end and the next
+// one's start in the traced iteration.
+//
+// Recording inflates those gaps: the ET observer and the profiler run code
+// at the start and end of every node, and nodes between two top-level ops
+// (labels, autograd wrappers, skipped ops' children) pay it inside the gap.
+// Model: each node of the iteration costs the same `per_event_us`, calibrated
+// from meta.json as (traced - untraced iteration time) / nodes in the
+// iteration; a gap loses per_event_us for every node that starts in it (and
+// for the op that ends it). Without meta.json the gaps are taken as recorded.
+//
+// That per-event model is crude where host time is large and the machine
+// busy: a traced iteration's gaps also hold time the process spent
+// descheduled, and the observer's Python-side work. With meta.json's
+// untraced time the total host time can instead be taken from the untraced
+// runs (calibrate_to_untraced): the untraced iteration less the replayed ops'
+// corrected durations, spread over the gaps in proportion to the recorded
+// ones. The replay's end-to-end error then measures how faithfully it runs
+// the ops, against the original's own time.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/recording/op_gaps.h"
+#include "trace/trace.h"
+
+namespace mimic::replay {
+
+struct HostGapModel {
+    std::vector<double> gap_us;  // before each replayed op, corrected
+    double per_event_us = 0;     // calibrated instrumentation cost per node
+    // The page-fault probe's cost inside each top-level op's profiled
+    // interval (meta.json's probe_cost_per_op_us, when the recording was made
+    // with it): subtracted once from every top-level op's duration.
+    double probe_cost_us = 0;
+    double recorded_total_us = 0;
+    double corrected_total_us = 0;
+    bool calibrated = false;     // meta.json gave traced and untraced times
+    // Set by calibrate_to_untraced:
+    bool from_untraced = false;
+    double untraced_us = 0;      // the untraced iteration the host time was derived from
+    double op_time_us = 0;       // the replayed ops' corrected recorded durations
+    double scale = 1;            // corrected gaps x scale = the host time
+    // The original step thread's CPU time / wall time (meta.json), or 0 when
+    // unknown. A gap is host work: where ranks outnumber cores, the original
+    // did it at this share of the wall clock, and so does the replay, by
+    // spinning until its thread has run gap x share on a CPU. On a core of
+    // its own the share is ~1 and that is the wall time.
+    double cpu_share = 0;
+    // Set by measured_host_gaps: the gaps are the untraced calls' (op_gaps.json).
+    bool measured = false;
+    // Set by measured_host_gaps when op_gaps.json gives each gap's CPU time:
+    // the host work in it, one per gap_us. The replay spins exactly that much
+    // CPU time per gap instead of gap x cpu_share: the original's waits
+    // (a collective the DDP reducer waits for inside backward(), which no
+    // Python-side timer sees) stay out of the gaps, and the replay's own
+    // collectives wait instead.
+    std::vector<double> gap_cpu_us;
+    double cpu_total_us = 0;
+};
+
+// Nodes of the subtree rooted at each node (the node included), by position.
+std::vector<uint32_t> subtree_sizes(const Trace& trace);
+
+// Per-event instrumentation cost, or 0 when the times are unknown.
+double per_event_overhead_us(std::optional<double> traced_ms, std::optional<double> untraced_ms, uint64_t nodes);
+
+// `ops`: the replayed nodes in order. Needs trace.timing; ops not linked get no gap.
+HostGapModel host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, double per_event_us);
+
+// A top-level op's recorded duration (its median over the profiled iterations
+// where the profile repeats the linked one) less the instrumentation of the
+// events nested in it and, once, `probe_us` (HostGapModel::probe_cost_us).
+// `sizes` from subtree_sizes.
+double corrected_duration_us(const Trace& trace, NodeIndex op, const std::vector<uint32_t>& sizes, double per_event_us,
+                             double probe_us = 0);
+
+// --host-gaps measured: the host time the original spent before each op in
+// untraced calls (op_gaps.json), one gap per op of `ran`. `steps` are all
+// the selected top-level ops in order, `ran[k]` whether steps[k] is replayed:
+// an op that is not replayed gives its gap and its duration to the next one
+// that is, and the tail after the last op goes before the first (the
+// iteration repeats). Ops the file does not name give nothing.
+HostGapModel measured_host_gaps(const Trace& trace, const std::vector<NodeIndex>& steps, const std::vector<bool>& ran,
+                                const OpGaps& gaps);
+
+// Rescales m's gaps so that they add up to untraced_us less the corrected
+// durations of `ops` (none below zero). Returns a warning when that leaves
+// no host time (the recorded ops alone take longer than the untraced
+// iteration), else "".
+std::string calibrate_to_untraced(HostGapModel& m, const Trace& trace, const std::vector<NodeIndex>& ops,
+                                  double untraced_us);
+
+}  // namespace mimic::replay
