@@ -96,6 +96,7 @@ Report analyze(const Trace& trace, const AnalysisOptions& options) {
     r.collectives = summarize_collectives(find_collectives(trace, classes, nesting, times), trace.rank);
     r.process_groups = trace.process_groups;
     r.replay = replay_coverage(trace, classes, nesting, options.oracle);
+    r.memory = memory_timeline(trace, nesting);
 
     r.device_events = trace.device_events.size();
     for (const DeviceEvent& e : trace.device_events) r.device_busy_us += e.duration_us;
@@ -162,6 +163,8 @@ Report merge_reports(std::vector<Report> reports) {
         m.replay.replayable += r.replay.replayable;
         m.replay.without_schema += r.replay.without_schema;
         m.replay.not_registered += r.replay.not_registered;
+        m.replay.collectives += r.replay.collectives;
+        for (MemoryTimeline& mt : r.memory) m.memory.push_back(std::move(mt));
         m.replay.kernels_checked = m.replay.kernels_checked || r.replay.kernels_checked;
         for (auto& [name, count] : r.replay.blockers) blockers[name] += count;
         m.device_events += r.device_events;

@@ -13,6 +13,7 @@
 #include "analysis/categories.h"
 #include "analysis/collectives.h"
 #include "analysis/iterations.h"
+#include "analysis/memory_timeline.h"
 #include "analysis/replayability.h"
 #include "trace/trace.h"
 
@@ -76,6 +77,7 @@ struct Report {
     std::vector<CollectiveStats> collectives;
     std::vector<ProcessGroup> process_groups;
     ReplayCoverage replay;
+    std::vector<MemoryTimeline> memory;  // per rank and device, estimated from tensor lives
     uint64_t device_events = 0;  // kernels, memcpys, memsets linked from a profile
     double device_busy_us = 0;
     LinkSummary link;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "analysis/collective_balance.h"
+
 #include "support/json_writer.h"
 
 namespace mimic::analysis {
@@ -122,6 +124,36 @@ void write_replay(JsonWriter& w, const Report& r) {
     w.end_array().end_object();
 }
 
+void write_balance(JsonWriter& w, const Report& r) {
+    w.key("collective_balance").begin_array();
+    for (const CollectiveBalance& b : collective_balance(r.collectives)) {
+        w.begin_object().field("pg_name", b.pg_name).field("collective", b.collective).field("ranks", uint64_t(b.ranks));
+        w.field("calls", b.calls).field("min_bytes", b.min_bytes).field("max_bytes", b.max_bytes);
+        w.field("min_bytes_rank", b.min_bytes_rank).field("max_bytes_rank", b.max_bytes_rank);
+        w.field("bytes_imbalance", b.bytes_imbalance());
+        if (b.timed)
+            w.field("min_us", b.min_us).field("max_us", b.max_us).field("fastest_rank", b.fastest_rank)
+                .field("slowest_rank", b.slowest_rank).field("time_imbalance", b.time_imbalance());
+        w.end_object();
+    }
+    w.end_array();
+}
+
+// Peaks only: the whole curve is in `mimic report`'s page.
+void write_memory(JsonWriter& w, const Report& r) {
+    w.key("memory").begin_array();
+    for (const MemoryTimeline& m : r.memory)
+        w.begin_object()
+            .field("rank", m.rank)
+            .field("device", m.device)
+            .field("peak_live_bytes", m.peak_bytes)
+            .field("peak_after_node", m.peak_node_id)
+            .field("resident_bytes", m.resident_bytes)
+            .field("storages", m.storages)
+            .end_object();
+    w.end_array();
+}
+
 }  // namespace
 
 std::string report_to_json(const Report& r, size_t top_n) {
@@ -140,7 +172,9 @@ std::string report_to_json(const Report& r, size_t top_n) {
     write_iterations(w, r);
     write_top_operators(w, r, top_n);
     write_collectives(w, r);
+    write_balance(w, r);
     write_replay(w, r);
+    write_memory(w, r);
     w.key("device").begin_object().field("events", r.device_events).field("busy_us", r.device_busy_us).end_object();
     if (r.link.present) {
         w.key("link").begin_object();

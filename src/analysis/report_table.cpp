@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/collective_balance.h"
 #include "analysis/text_table.h"
 
 namespace mimic::analysis {
@@ -82,6 +83,24 @@ void top_operators(std::string& out, const Report& r, size_t top_n) {
     out += t.render();
 }
 
+// Across ranks, when there are several: how far apart they were per collective.
+void balance(std::string& out, const Report& r) {
+    const std::vector<CollectiveBalance> rows = collective_balance(r.collectives);
+    if (std::none_of(rows.begin(), rows.end(), [](const CollectiveBalance& b) { return b.ranks > 1; })) return;
+    out += "\nCollectives across ranks (per rank totals; the ranks that wait longest arrived first)\n";
+    TextTable t({"process_group", "collective", "ranks", "bytes min..max", "bytes max/min", "ms min..max", "time max/min", "slowest"},
+                {Align::Left, Align::Left, Align::Right, Align::Right, Align::Right, Align::Right, Align::Right, Align::Right});
+    auto ratio = [](double x) { return x > 0 ? fmt::format("{:.2f}x", x) : std::string("-"); };
+    for (const CollectiveBalance& b : rows) {
+        if (b.ranks < 2) continue;
+        t.add_row({clip(b.pg_name), b.collective, std::to_string(b.ranks),
+                   human_bytes(double(b.min_bytes)) + ".." + human_bytes(double(b.max_bytes)), ratio(b.bytes_imbalance()),
+                   b.timed ? ms_from_us(b.min_us) + ".." + ms_from_us(b.max_us) : "-", b.timed ? ratio(b.time_imbalance()) : "-",
+                   b.timed ? rank_text(b.slowest_rank) : "-"});
+    }
+    out += t.render();
+}
+
 void collectives(std::string& out, const Report& r) {
     if (r.collectives.empty()) {
         out += "\nCollectives: none\n";
@@ -98,6 +117,7 @@ void collectives(std::string& out, const Report& r) {
                    human_bytes(double(c.max_bytes)), r.timed ? ms_from_us(c.total_us) : "-"});
     }
     out += t.render();
+    balance(out, r);
 }
 
 void replay(std::string& out, const Report& r) {
@@ -116,6 +136,18 @@ void replay(std::string& out, const Report& r) {
         for (const auto& [name, count] : c.blockers) t.add_row({clip(name), std::to_string(count)});
         out += t.render();
     }
+}
+
+void memory(std::string& out, const Report& r) {
+    if (r.memory.empty()) return;
+    out += "\nLive tensor memory (estimated from first to last use of each storage by top-level ops)\n";
+    TextTable t({"rank", "device", "peak_MiB", "resident_MiB", "storages"}, {Align::Right, Align::Left, Align::Right, Align::Right, Align::Right});
+    constexpr double kMiB = 1024.0 * 1024.0;
+    for (const MemoryTimeline& m : r.memory)
+        t.add_row({m.rank < 0 ? "?" : std::to_string(m.rank), m.device.empty() ? "?" : m.device,
+                   fmt::format("{:.1f}", static_cast<double>(m.peak_bytes) / kMiB),
+                   fmt::format("{:.1f}", static_cast<double>(m.resident_bytes) / kMiB), std::to_string(m.storages)});
+    out += t.render();
 }
 
 void link(std::string& out, const Report& r) {
@@ -138,6 +170,7 @@ std::string report_to_table(const Report& r, size_t top_n) {
     top_operators(out, r, top_n);
     collectives(out, r);
     replay(out, r);
+    memory(out, r);
     link(out, r);
     return out;
 }
