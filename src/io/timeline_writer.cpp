@@ -143,7 +143,10 @@ TimelineStats write_timeline(const Trace& trace, const std::string& path, Timeli
     stats.span_us = end - base;
     EventFile file(path);
     const int64_t host_pid = trace.pid > 0 ? trace.pid : 1;
-    metadata(file, "process_name", host_pid, 0, "host (ET pid " + std::to_string(trace.pid) + ")");
+    // With a rank, names and device pids carry it, so ranks' files merge into one picture.
+    const std::string rank_prefix = trace.rank >= 0 ? "rank " + std::to_string(trace.rank) + " " : "";
+    const int64_t device_pid_base = kDevicePidBase + (trace.rank > 0 ? trace.rank * 1000 : 0);
+    metadata(file, "process_name", host_pid, 0, rank_prefix + "host (ET pid " + std::to_string(trace.pid) + ")");
     std::set<uint64_t> threads;
     for (const HostSlice& h : host) threads.insert(h.thread);
     for (uint64_t t : threads) metadata(file, "thread_name", host_pid, int64_t(t), "thread " + std::to_string(t));
@@ -170,13 +173,13 @@ TimelineStats write_timeline(const Trace& trace, const std::string& path, Timeli
         std::set<int64_t> devices;
         for (auto [device, stream] : tracks) {
             if (devices.insert(device).second)
-                metadata(file, "process_name", kDevicePidBase + device, 0, "device " + std::to_string(device));
-            metadata(file, "thread_name", kDevicePidBase + device, stream, "stream " + std::to_string(stream));
+                metadata(file, "process_name", device_pid_base + device, 0, rank_prefix + "device " + std::to_string(device));
+            metadata(file, "thread_name", device_pid_base + device, stream, "stream " + std::to_string(stream));
         }
         for (const DeviceEvent& d : trace.device_events) {
             JsonWriter w(0);
             w.begin_object().field("ph", "X").field("cat", trace.str(d.category)).field("name", trace.str(d.name));
-            w.field("pid", kDevicePidBase + d.device).field("tid", d.stream);
+            w.field("pid", device_pid_base + d.device).field("tid", d.stream);
             w.field("ts", d.start_us - base).field("dur", d.duration_us);
             w.key("args").begin_object();
             w.field("correlation", d.correlation);
@@ -194,7 +197,7 @@ TimelineStats write_timeline(const Trace& trace, const std::string& path, Timeli
                 f.begin_object().field("ph", end_of_flow ? "f" : "s").field("cat", "launch").field("name", "launch");
                 f.field("id", stats.flows);
                 if (end_of_flow) {
-                    f.field("bp", "e").field("pid", kDevicePidBase + d.device).field("tid", d.stream);
+                    f.field("bp", "e").field("pid", device_pid_base + d.device).field("tid", d.stream);
                     f.field("ts", d.start_us - base);
                 } else {
                     f.field("pid", host_pid).field("tid", t.thread).field("ts", t.start_us - base);

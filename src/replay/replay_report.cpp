@@ -181,6 +181,7 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
         t.name = s.name;
         t.replay_us = us;
         if (untraced_pass_us) t.replay_untraced_pass_us = us_untraced_pass;
+        if (settings.host_gaps != "none" && gaps.gap_us.size() == steps.size()) t.host_gap_us = gaps.gap_us[i];
         const std::vector<double>& profiled_pass = replayer.profiled_op_us();
         if (profiled_pass.size() == steps.size() && profiled_pass[i] >= 0) t.replay_profiled_us = profiled_pass[i];
         if (linked(s.node)) {

@@ -86,6 +86,8 @@ struct OpTime {
     // they differ from the profiled iteration's (untraced_us is compared with it).
     std::optional<double> replay_untraced_pass_us;
     std::optional<double> replay_profiled_us;  // under torch's profiler, when that pass ran
+    // The host time the replay spent before this op (--host-gaps), for its timeline.
+    std::optional<double> host_gap_us;
     // Minor page faults: the op's in the original's profiled calls (op_faults.json),
     // and the replay's in one iteration with the per-op pass's fresh pages.
     std::optional<int64_t> original_page_faults, replay_page_faults;

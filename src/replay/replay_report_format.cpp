@@ -141,6 +141,7 @@ std::string op_times_json(const ReplayReport& r) {
         optional_field(w, "untraced_us", t.untraced_us);
         if (t.replay_untraced_pass_us) w.field("replay_untraced_pass_us", *t.replay_untraced_pass_us);
         if (t.replay_profiled_us) w.field("replay_profiled_us", *t.replay_profiled_us);
+        if (t.host_gap_us) w.field("host_gap_us", *t.host_gap_us);
         if (t.original_page_faults) w.field("original_page_faults", *t.original_page_faults);
         if (t.replay_page_faults) w.field("replay_page_faults", *t.replay_page_faults);
         w.end_object();

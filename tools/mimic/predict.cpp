@@ -26,6 +26,7 @@
 #include "io/trace_loader.h"
 #include "model/op_signature.h"
 #include "model/predictor.h"
+#include "support/chrome_trace.h"
 #include "support/error.h"
 #include "support/json_file.h"
 #include "support/json_writer.h"
@@ -44,8 +45,27 @@ struct PredictArgs {
     bool unseen = false;
     std::string costs = "costs.db";
     std::string json;
+    std::string timeline;
     int top = 10;
 };
+
+// One thread's predicted iteration as a Chrome/Perfetto trace: each op's host
+// overhead, then the op, end to end, as the predictor walks them.
+std::string prediction_timeline(const model::Prediction& p, int64_t rank) {
+    ChromeTrace t;
+    const int64_t pid = rank >= 0 ? rank : 0;
+    t.process(pid, "prediction, rank " + std::to_string(pid));
+    t.thread(pid, 1, "predicted thread (host overhead, then op)");
+    double now_us = 0;
+    for (const model::PredictedOp& op : p.ops) {
+        if (op.host_us > 0) t.complete(pid, 1, "host", now_us, op.host_us);
+        now_us += op.host_us;
+        t.complete(pid, 1, op.name, now_us, op.op_us,
+                   {{"node", static_cast<double>(op.node_id)}, {"op_us", op.op_us}, {"host_us", op.host_us}});
+        now_us += op.op_us;
+    }
+    return t.finish();
+}
 
 std::string fmt(double v, int digits = 3) {
     char buf[64];
@@ -75,6 +95,9 @@ model::DeviceSpec choose_device(const std::string& device, const std::string& pr
 }
 
 int run_gpu(const PredictArgs& args, Trace& trace) {
+    if (!args.timeline.empty())
+        fail({"--timeline", -1, -1, ""}, "a GPU kernel estimate is per op family, not a schedule, so it has no timeline; "
+                                         "`mimic timeline TRACE --profile " + args.profile + "` draws the recorded one");
     const model::DeviceSpec spec = choose_device(args.device, args.profile);
     const model::GpuEstimate e = model::estimate_gpu_kernels(trace, spec);
     std::vector<std::string> recorded_on = kineto_device_names(args.profile);
@@ -152,7 +175,10 @@ int run_ranks(const PredictArgs& args, const model::CostDb& db) {
         input.comm_groups = w.comm_groups;
         input.comm_groups_source = args.trace;
     }
-    sim::SimulationResult r = sim::simulate(input);
+    sim::SimulationOptions options;
+    options.record_spans = !args.timeline.empty();
+    sim::SimulationResult r = sim::simulate(input, options);
+    if (!args.timeline.empty()) write_output(args.timeline, sim::format_timeline(r, input));
     r.warnings.insert(r.warnings.begin(), warnings.begin(), warnings.end());
     sim::Tick last = 0;
     for (const auto& x : r.ranks) last = std::max(last, x.finish_ns);
@@ -227,6 +253,7 @@ int run(const PredictArgs& args) {
         return logs.empty() ? 0.0 : std::exp(s / static_cast<double>(logs.size()));
     };
     const double iteration_ms = p.iteration_us / 1000.0;
+    if (!args.timeline.empty()) write_output(args.timeline, prediction_timeline(p, trace.rank));
 
     // Ops on the critical path (one thread: all of them), largest first.
     std::vector<const model::PredictedOp*> ranked;
@@ -326,6 +353,9 @@ const Registrar registrar{{
         app.add_option("--costs", args->costs, "cost database from mimic calibrate (default costs.db)");
         app.add_option("--json", args->json, "also write the prediction as JSON to FILE ('-': JSON alone on stdout)");
         app.add_option("--top", args->top, "critical-path ops to list (default 10)");
+        app.add_option("--timeline", args->timeline,
+                       "write the predicted iteration as a Chrome/Perfetto trace (one process per rank); opens beside "
+                       "the original's (mimic timeline) and the replay's (mimic replay --timeline)");
         return [args] { return run(*args); };
     },
 }};

@@ -14,6 +14,8 @@
 #include "replay/dist/dist_report.h"
 #include "replay/dist/local_launch.h"
 #include "replay/replay_session.h"
+#include "replay/replay_timeline.h"
+#include "support/chrome_trace.h"
 #include "support/error.h"
 #include "support/launcher_env.h"
 #include "support/output.h"
@@ -24,7 +26,7 @@ namespace {
 struct ReplayArgs {
     std::string trace;
     std::string profile, meta, json, include, exclude, iteration, host_gaps = "none", device = "cpu", record_replay,
-                page_faults = "recorded", op_times, pace, denormals = "flush";
+                page_faults = "recorded", op_times, timeline, pace, denormals = "flush";
     int warmup = 1, iters = 5, op_passes = 5, profiled_sessions = 3, threads = 0, nproc = 0, timeout_s = 60;
     size_t max_ops = 0;
     bool lazy = true;
@@ -75,6 +77,7 @@ std::string rank_file(const std::string& path, int rank) {
 
 void print_report(const ReplayArgs& args, const replay::ReplayReport& report) {
     if (!args.op_times.empty()) write_output(args.op_times, replay::op_times_json(report));
+    if (!args.timeline.empty()) write_output(args.timeline, replay::replay_timeline_json(report));
     if (!args.json.empty()) write_output(args.json, replay::report_json(report));
     if (args.json != "-") {
         std::string text = replay::report_text(report);
@@ -107,6 +110,7 @@ int run_as_rank(const ReplayArgs& args, const LauncherEnv& env) {
     try {
         replay::SessionResult result = replay::run_replay_session(o);
         if (!args.op_times.empty()) write_output(rank_file(args.op_times, env.rank), replay::op_times_json(result.report));
+        if (!args.timeline.empty()) write_output(rank_file(args.timeline, env.rank), replay::replay_timeline_json(result.report));
         if (launched_by_us) {
             write_output(args.json, replay::report_json(result.report));
         } else if (env.rank == 0) {
@@ -160,7 +164,15 @@ int run_local_ranks(const ReplayArgs& args, int nproc) {
             return std::vector<std::string>{"--record-replay", base + "/rank" + std::to_string(r)};
         };
     }
+    opt("--timeline", args.timeline);
     replay::MergedReport merged = replay::launch_local(launch);
+    if (!args.timeline.empty()) {
+        // Each rank wrote its own; one file with a process per rank opens as one picture.
+        std::vector<std::string> parts;
+        for (int r = 0; r < nproc; ++r) parts.push_back(rank_file(args.timeline, r));
+        write_output(args.timeline, merge_chrome_trace_files(parts));
+        for (const std::string& part : parts) std::remove(part.c_str());
+    }
     if (!args.json.empty()) write_output(args.json, merged.json);
     if (args.json != "-") std::fwrite(merged.text.data(), 1, merged.text.size(), stdout);
     return 0;
@@ -232,6 +244,9 @@ const Registrar registrar{{
         app.add_option("--op-times", a->op_times,
                        "write every replayed op's time in the per-op pass, its profiled duration and its untraced "
                        "duration (op_gaps.json) as JSON to FILE ('-': stdout); each rank of many writes FILE.rankN");
+        app.add_option("--timeline", a->timeline,
+                       "write the replayed iteration as a Chrome/Perfetto trace (ops end to end with the host gaps "
+                       "spent before them; one process per rank); open beside `mimic timeline` of the original");
         app.add_option("--pace", a->pace,
                        "run the timed iterations in blocks when a benchmark driver says so, over the FIFOs "
                        "PREFIX.go.rankN and PREFIX.done.rankN, instead of --iters at once (bench/replay_paired.py: "
