@@ -8,6 +8,7 @@ packages=(
   clang libclang-rt-14-dev
   libtorch-dev python3-torch libgloo-dev python3
   libopenblas0
+  chromium  # the headless browser the report test renders pages in
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -10,14 +10,10 @@
 #include "analysis/report_json.h"
 #include "analysis/report_table.h"
 #include "command.h"
-#include "io/kineto/kineto_reader.h"
+#include "trace_analysis.h"
 #include "io/recording/recording_dir.h"
-#include "io/trace_loader.h"
-#include "link/link_profile.h"
-#include "link/link_report.h"
 #include "support/error.h"
 #include "support/output.h"
-#include "io/op_kernel_table.h"
 #ifdef MIMIC_HAVE_TORCH
 #include "replay/exec/op_registry.h"
 #endif
@@ -31,38 +27,6 @@ struct AnalyzeArgs {
     std::string json;
     size_t top = 20;
 };
-
-analysis::LinkSummary summarize_link(const LinkStats& s) {
-    analysis::LinkSummary out;
-    out.present = true;
-    out.stats = link_stats_fields(s);
-    return out;
-}
-
-void print_warnings(const Trace& trace) {
-    constexpr size_t kShown = 5;
-    for (size_t i = 0; i < trace.warnings.size() && i < kShown; ++i)
-        std::fprintf(stderr, "mimic: warning: %s: %s\n", trace.source_path.c_str(), trace.warnings[i].message.c_str());
-    if (trace.warnings.size() > kShown)
-        std::fprintf(stderr, "mimic: warning: %s: %zu more warnings\n", trace.source_path.c_str(),
-                     trace.warnings.size() - kShown);
-}
-
-analysis::Report analyze_input(const TraceInput& input, const analysis::AnalysisOptions& options) {
-    Trace trace = load_trace(input.trace_path);
-    if (!input.meta_path.empty()) apply_recording_meta(trace, input.meta_path);
-    analysis::LinkSummary link;
-    if (!input.profile_path.empty()) {
-        const ProfileTrace profile = read_kineto_trace(input.profile_path);
-        link = summarize_link(link_profile(trace, profile));
-    }
-    print_warnings(trace);
-    analysis::Report report = analysis::analyze(trace, options);
-    report.link = std::move(link);
-    if (!input.pairing.empty())
-        for (analysis::InputSummary& in : report.inputs) in.profile_pairing = input.profile_path + " by " + input.pairing;
-    return report;
-}
 
 int run(const AnalyzeArgs& args) {
     std::vector<TraceInput> inputs = expand_trace_inputs(args.traces);
@@ -78,19 +42,9 @@ int run(const AnalyzeArgs& args) {
     replay::OpRegistry registry;
     options.oracle = [&registry](std::string_view schema) { return registry.has_cpu_kernel(schema); };
 #else
-    // The torch-free binary asks the table the build wrote from libtorch
-    // (mimic-cpu-ops.tsv), so it need not load libtorch (~1 s at start-up).
-    const OpKernelTable op_table = OpKernelTable::load_default();
-    if (!op_table.empty())
-        options.oracle = [&op_table](std::string_view schema) {
-            return op_table.lookup(schema) == OpKernel::CpuKernel;
-        };
+    options.oracle = op_table_oracle();
 #endif
-    std::vector<analysis::Report> reports;
-    reports.reserve(inputs.size());
-    // One trace in memory at a time: each is analysed and dropped before the next is read.
-    for (const TraceInput& input : inputs) reports.push_back(analyze_input(input, options));
-    const analysis::Report merged = analysis::merge_reports(std::move(reports));
+    const analysis::Report merged = analyze_inputs(inputs, options);
 
     if (!args.json.empty()) write_output(args.json, analysis::report_to_json(merged, args.top));
     if (args.json != "-") {
