@@ -10,14 +10,13 @@
 // transformer `view` was +40-60% against the profile. The conversion happens
 // before the dispatcher's RecordFunction, outside the per-op timer, as the
 // original's argument parsing was outside the profiler's interval.
-// Thirteenth session: dlrm's interaction ops were the slowest against the
-// untraced op times, boxed (systematic over 7 fresh recordings: tril_indices
-// +47%, unbind +55%, slice +54-63%, sub_ +25-38%, new_zeros +18-30%);
-// unboxed +5%, +12%, +19-36%, +8-14%, -5..+12%. (The eleventh session's
-// trial of 17 such ops, judged on recordings made earlier, read no gain:
-// such replays favoured slower builds, see bench/replay_ab_fresh.sh.)
-// Then slice_backward, chunk and squeeze.dim (+16%, +20%, +14% against the
-// untraced times: +0, -3, +14%; per-op error 17.9 -> 17.2% against the
+// dlrm's interaction ops were the slowest against the untraced op times
+// boxed (systematic over 7 fresh recordings: tril_indices +47%, unbind +55%,
+// slice +54-63%, sub_ +25-38%, new_zeros +18-30%); unboxed +5%, +12%,
+// +19-36%, +8-14%, -5..+12%. (A trial of 17 such ops judged on older
+// recordings read no gain: such replays favoured slower builds, see
+// bench/replay_ab_fresh.sh.) Also slice_backward, chunk and squeeze.dim
+// (+16%, +20%, +14% against the untraced times: +0, -3, +14%; per-op error 17.9 -> 17.2% against the
 // profile, 15.9 -> 15.5% against the untraced times, 6 fresh rounds). Not
 // sum.dim_IntList and cat: unboxed they ran faster than the original
 // (mlp's sum -1 -> -10%, dlrm's cat -0 -> -9%), the boxing was not their

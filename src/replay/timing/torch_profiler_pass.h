@@ -4,7 +4,7 @@
 // Why: comparing a replay's op times with a profile's durations otherwise
 // takes the profiler's cost out of those durations (profiler_cost_fit.h),
 // and what is left of a small op is a remainder whose noise grows as its
-// share shrinks. Measured (fourteenth session, four workloads, two
+// share shrinks. Measured (four workloads, two
 // recordings of one step in each of three processes): the recordings'
 // durations as recorded were 8.7-9.3% apart per op name, corrected
 // 11.4-15.1%; a replay cannot be judged nearer than its reference agrees
