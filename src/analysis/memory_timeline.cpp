@@ -93,4 +93,25 @@ std::vector<MemoryTimeline> memory_timeline(const Trace& trace, const OpNesting&
     return out;
 }
 
+MemoryNeed memory_need(const std::vector<MemoryTimeline>& curves) {
+    MemoryNeed need;
+    if (curves.empty()) return need;
+    const size_t ops = curves.front().points.size();  // one point per top-level op on every device
+    for (const MemoryTimeline& c : curves) need.resident_bytes += c.resident_bytes;
+    for (size_t i = 0; i < ops; ++i) {
+        uint64_t live = 0;
+        for (const MemoryTimeline& c : curves)
+            if (i < c.points.size()) live += c.points[i].live_bytes;
+        if (live > need.peak_bytes) {
+            need.peak_bytes = live;
+            need.peak_node_id = curves.front().points[i].node_id;
+        }
+    }
+    return need;
+}
+
+MemoryNeed memory_need(const Trace& trace) {
+    return memory_need(memory_timeline(trace, compute_op_nesting(trace, classify_nodes(trace))));
+}
+
 }  // namespace mimic::analysis

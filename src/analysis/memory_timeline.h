@@ -37,4 +37,16 @@ struct MemoryTimeline {
 // operator has a tensor with a known size.
 std::vector<MemoryTimeline> memory_timeline(const Trace& trace, const OpNesting& nesting);
 
+// What a replay on one device needs: every device's storages together, as a
+// CPU replay of a GPU trace puts them all in host memory.
+struct MemoryNeed {
+    uint64_t resident_bytes = 0;  // parameters, inputs, optimizer state: there before the first op
+    uint64_t peak_bytes = 0;      // the largest live set after any top-level op
+    uint64_t peak_node_id = 0;
+};
+MemoryNeed memory_need(const std::vector<MemoryTimeline>& curves);
+
+// The same from a trace alone (classifies and nests its nodes first).
+MemoryNeed memory_need(const Trace& trace);
+
 }  // namespace mimic::analysis

@@ -100,6 +100,7 @@ std::string report_json(const ReplayReport& r) {
     w.key("per_op");
     compare_rows(w, r.per_op, r.untraced_op_pass);
     w.field("pool_bytes", uint64_t(r.pool_bytes)).field("peak_rss_bytes", uint64_t(r.peak_rss_bytes));
+    w.field("estimated_peak_bytes", uint64_t(r.estimated_peak_bytes));
     if (r.page_faults_per_iter) w.field("page_faults_per_iter", *r.page_faults_per_iter);
     if (r.original_page_faults_per_iter) w.field("original_page_faults_per_iter", *r.original_page_faults_per_iter);
     w.field("page_faults_mode", r.settings.page_faults);
@@ -204,8 +205,10 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                          "weighted by time {:.1f}%",
                          r.untraced_op_pass ? ", against a pass given their calls' page faults" : "",
                          *r.per_op_error_geomean_untraced_pct, r.per_op_error_weighted_untraced_pct.value_or(0)));
-    line(fmt::format("  memory: pool {:.1f} MiB, peak RSS {:.1f} MiB; {} consumers rerouted to pool tensors, {} shape mismatches",
-                     double(r.pool_bytes) / 1048576.0, double(r.peak_rss_bytes) / 1048576.0, r.fallbacks, r.shape_mismatches));
+    line(fmt::format("  memory: pool {:.1f} MiB, peak RSS {:.1f} MiB (the trace's peak live set {:.1f} MiB); {} consumers "
+                     "rerouted to pool tensors, {} shape mismatches",
+                     double(r.pool_bytes) / 1048576.0, double(r.peak_rss_bytes) / 1048576.0,
+                     double(r.estimated_peak_bytes) / 1048576.0, r.fallbacks, r.shape_mismatches));
     if (r.page_faults_per_iter)
         line(fmt::format("  page faults per iteration: {:.0f}{}", *r.page_faults_per_iter,
                          r.original_page_faults_per_iter

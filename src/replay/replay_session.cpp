@@ -12,6 +12,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "analysis/memory_timeline.h"
 #include "io/kineto/kineto_reader.h"
 #include "io/recording/op_faults.h"
 #include "io/recording/op_gaps.h"
@@ -27,6 +28,7 @@
 #include "replay/replay_recording.h"
 #include "replay/replayer.h"
 #include "support/error.h"
+#include "support/memory_budget.h"
 #include "support/paced_runs.h"
 #include "support/progress.h"
 
@@ -58,6 +60,32 @@ bool every_rank_says(ProcessGroups& groups, const std::string& key, bool yes) {
     bool all = true;
     for (int r = 0; r < d.world_size; ++r) all = groups.read_peer(key + "/" + std::to_string(r), r) == "1" && all;
     return all;
+}
+
+// Before anything is allocated: the trace's peak live set against the limit,
+// so a trace too big for this machine fails at once instead of swapping for
+// an hour. Returns the estimate for the report.
+uint64_t check_memory(const Trace& trace, const SessionOptions& o) {
+    const analysis::MemoryNeed need = analysis::memory_need(trace);
+    const int rank = o.dist ? o.dist->rank : -1;
+    uint64_t limit = o.max_memory_bytes;
+    std::string limit_source = "--max-memory";
+    if (limit == 0) {
+        limit = available_memory_bytes() / static_cast<uint64_t>(std::max(1, o.ranks_on_machine));
+        limit_source = o.ranks_on_machine > 1 ? "available memory / " + std::to_string(o.ranks_on_machine) + " ranks here"
+                                              : "available memory";
+    }
+    const std::string who = rank >= 0 ? "rank " + std::to_string(rank) + ": " : "";
+    std::fprintf(stderr, "mimic replay: %smemory needed (estimated from the trace): peak live set %s after node %llu, "
+                 "of which %s there from the start (parameters, inputs, optimizer state); limit %s (%s)\n",
+                 who.c_str(), format_mib(need.peak_bytes).c_str(), static_cast<unsigned long long>(need.peak_node_id),
+                 format_mib(need.resident_bytes).c_str(), limit ? format_mib(limit).c_str() : "unknown", limit_source.c_str());
+    if (limit > 0 && need.peak_bytes > limit)
+        fail({trace.source_path, static_cast<int64_t>(need.peak_node_id), -1, "--max-memory"},
+             who + "the replay needs an estimated " + format_mib(need.peak_bytes) + " (the live set after this node), more than " +
+                 format_mib(limit) + " (" + limit_source + "); give a larger --max-memory to run it anyway, or replay "
+                 "a part (mimic cut) or a smaller batch (mimic scale)");
+    return need.peak_bytes;
 }
 
 }  // namespace
@@ -99,6 +127,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
     }
     // After the threads are set, so that it states the threads the replay ran with.
     const MachineInfo replay_machine = describe_replay_machine();
+    const uint64_t estimated_peak_bytes = check_memory(trace, o);
 
     std::unique_ptr<ProcessGroups> groups;
     if (o.dist) {
@@ -348,6 +377,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
                                 op_gaps ? &*op_gaps : nullptr, untraced_pass_us ? &*untraced_pass_us : nullptr,
                                 op_faults ? &*op_faults : nullptr);
     result.report.replay_machine = replay_machine;
+    result.report.estimated_peak_bytes = estimated_peak_bytes;
     std::unordered_map<int64_t, int64_t> faults_by_node;
     for (size_t s = 0; s < step_faults.size(); ++s)
         faults_by_node[int64_t(trace.nodes[replayer.steps()[s].node.value].id.value)] = step_faults[s];

@@ -32,8 +32,8 @@ struct SessionOptions {
     // Per-op timing passes, each op's time its median over them. Five, as the
     // recorder profiles five calls right after its untraced ones: passes
     // beyond them run after more work than the original's calls had, faster
-    // (fresh A/B, twelfth session: 25 passes against 5 were further from the
-    // profile on 18 of 24 recordings, 21.2% against 18.1%).
+    // (fresh A/B: 25 passes against 5 were further from the profile on 18 of
+    // 24 recordings, 21.2% against 18.1%).
     int op_passes = 5;
     // With a linked profile recorded on the replay's kind of device (times
     // that compare): the per-op passes once more under torch's own
@@ -44,6 +44,10 @@ struct SessionOptions {
     // its median over all: three, as the recorder profiles three sessions
     // (one session's per-op medians move with its state).
     int profiled_sessions = 3;
+    // Refuse to start when the trace's peak live set is above this; 0: the
+    // memory this machine has available, shared by the ranks started on it.
+    uint64_t max_memory_bytes = 0;
+    int ranks_on_machine = 1;
     // One more iteration counting each op's page faults (--op-times lists them).
     bool count_op_faults = false;
     std::string record_replay;  // "" = do not record

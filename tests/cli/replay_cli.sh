@@ -90,6 +90,17 @@ if "$MIMIC" record --workload mlp --out "$TMP/mlp" --warmup 1 --iters 3 > "$TMP/
         || fail "mlp: machines: $(grep -E 'machine|warning' "$TMP/mlp.txt")"
     grep -q "machine (original): .*BLAS " "$TMP/mlp.txt" && grep -q "machine (replay): .*BLAS " "$TMP/mlp.txt" \
         || fail "mlp: the text report does not print both machines"
+    # Memory: the estimate is printed before allocating and is in the report; above --max-memory the
+    # replay refuses at once, naming the node of the peak; a size that is not one names the option.
+    grep -q "memory needed (estimated from the trace): peak live set .* MiB after node [0-9]*" "$TMP/mlp.txt" \
+        || fail "mlp: no memory estimate printed"
+    [ "$(json_get "$TMP/mlp.json" "0 < d['estimated_peak_bytes'] <= d['peak_rss_bytes']")" = True ] \
+        || fail "mlp: estimated_peak_bytes missing or above the peak RSS"
+    if "$MIMIC" replay "$TMP/mlp" --max-memory 64K --iters 1 > "$TMP/maxmem.txt" 2>&1; then fail "--max-memory 64K did not refuse"; fi
+    grep -q "et.json.gz: node [0-9]*: field '--max-memory': the replay needs an estimated .* MiB .*, more than 0.1 MiB (--max-memory)" \
+        "$TMP/maxmem.txt" || fail "--max-memory refusal: $(cat "$TMP/maxmem.txt")"
+    if "$MIMIC" replay "$TMP/mlp" --max-memory lots > "$TMP/maxmem2.txt" 2>&1; then fail "--max-memory lots accepted"; fi
+    grep -q "'lots' is not a memory size" "$TMP/maxmem2.txt" || fail "bad --max-memory: $(cat "$TMP/maxmem2.txt")"
     # --threads N: the report states the threads and names the field that differs from the original's.
     orig_threads=$(json_get "$TMP/mlp/meta.json" "d['machine']['intra_op_threads']")
     threads=$((orig_threads + 1))

@@ -3,6 +3,7 @@
 #ifdef MIMIC_HAVE_TORCH
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include "support/chrome_trace.h"
 #include "support/error.h"
 #include "support/launcher_env.h"
+#include "support/memory_budget.h"
 #include "support/output.h"
 
 namespace mimic::cli {
@@ -26,7 +28,7 @@ namespace {
 struct ReplayArgs {
     std::string trace;
     std::string profile, meta, json, include, exclude, iteration, host_gaps = "none", device = "cpu", record_replay,
-                page_faults = "recorded", op_times, timeline, pace, denormals = "flush";
+                page_faults = "recorded", op_times, timeline, pace, denormals = "flush", max_memory;
     int warmup = 1, iters = 5, op_passes = 5, profiled_sessions = 3, threads = 0, nproc = 0, timeout_s = 60;
     size_t max_ops = 0;
     bool lazy = true;
@@ -64,6 +66,10 @@ replay::SessionOptions session_options(const ReplayArgs& args, TraceInput input)
     o.count_op_faults = !args.op_times.empty();
     o.record_replay = args.record_replay;
     o.pace = args.pace;
+    if (!args.max_memory.empty()) o.max_memory_bytes = parse_memory_size(args.max_memory, "--max-memory");
+    // Ranks started here share this machine's memory.
+    if (args.nproc > 0) o.ranks_on_machine = args.nproc;
+    else if (const char* local = std::getenv("LOCAL_WORLD_SIZE")) o.ranks_on_machine = std::max(1, std::atoi(local));
     return o;
 }
 
@@ -165,6 +171,7 @@ int run_local_ranks(const ReplayArgs& args, int nproc) {
         };
     }
     opt("--timeline", args.timeline);
+    opt("--max-memory", args.max_memory);
     replay::MergedReport merged = replay::launch_local(launch);
     if (!args.timeline.empty()) {
         // Each rank wrote its own; one file with a process per rank opens as one picture.
@@ -244,6 +251,9 @@ const Registrar registrar{{
         app.add_option("--op-times", a->op_times,
                        "write every replayed op's time in the per-op pass, its profiled duration and its untraced "
                        "duration (op_gaps.json) as JSON to FILE ('-': stdout); each rank of many writes FILE.rankN");
+        app.add_option("--max-memory", a->max_memory,
+                       "refuse to start when the trace's estimated peak live set is above this (4G, 512M, bytes; "
+                       "default: the memory this machine has available, shared by the ranks started on it)");
         app.add_option("--timeline", a->timeline,
                        "write the replayed iteration as a Chrome/Perfetto trace (ops end to end with the host gaps "
                        "spent before them; one process per rank); open beside `mimic timeline` of the original");
