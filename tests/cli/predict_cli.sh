@@ -29,6 +29,17 @@ assert p["critical_path"] and p["critical_path"][0]["share"] > 0
 assert abs(p["error_pct"]) < 1000
 PY
     grep -q "predicted iteration" "$work/p.txt" || fail "predict text"
+    # What if the batch were twice as large: the trace rewritten at 2x, more time, no comparison with
+    # the original (another batch); with --network it is refused, naming the option.
+    "$mimic" predict "$work/mlp" --costs "$work/costs.db" --batch-scale 2 --json "$work/p2.json" > "$work/p2.txt" 2> "$work/p2.err" \
+        || fail "predict --batch-scale 2: $(cat "$work/p2.err")"
+    [[ "$(cat "$work/p2.err")" =~ batch\ ([0-9]+)\ -\>\ ([0-9]+) ]] && [ "${BASH_REMATCH[2]}" = $((BASH_REMATCH[1] * 2)) ] \
+        || fail "--batch-scale: $(cat "$work/p2.err")"
+    python3 -c "import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); assert b['batch_scale'] == 2 and b['iteration_ms'] > a['iteration_ms'] and 'error_pct' not in b, b" \
+        "$work/p.json" "$work/p2.json" || fail "--batch-scale JSON"
+    if "$mimic" predict "$work/mlp" --costs "$work/costs.db" --batch-scale 2 --network x.yml --system y.json > /dev/null 2> "$work/p3.err"; then
+        fail "--batch-scale with --network accepted"; fi
+    grep -q "field '--batch-scale'" "$work/p3.err" || fail "--batch-scale with --network: $(cat "$work/p3.err")"
     # Converted without a profile, host ops are timed by the cost model, and say so.
     "$mimic" convert "$work/mlp/et.json.gz" --to chakra --out "$work/chakra" --costs "$work/costs.db" > /dev/null 2> "$work/conv.err" \
         || fail "convert --costs"

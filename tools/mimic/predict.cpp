@@ -23,6 +23,7 @@
 #include "sim/sim_report.h"
 #include "sim/simulator.h"
 #include "sim/trace_workload.h"
+#include "compose/scale_batch.h"
 #include "io/trace_loader.h"
 #include "model/op_signature.h"
 #include "model/predictor.h"
@@ -31,6 +32,7 @@
 #include "support/json_file.h"
 #include "support/json_writer.h"
 #include "support/output.h"
+#include "support/temp_dir.h"
 
 namespace mimic::cli {
 namespace {
@@ -46,8 +48,25 @@ struct PredictArgs {
     std::string costs = "costs.db";
     std::string json;
     std::string timeline;
+    double batch_scale = 1;
     int top = 10;
 };
+
+// --batch-scale: the trace rewritten at X times its batch, as `mimic scale`
+// writes it (compose/scale_batch.h), read back as the trace to predict.
+Trace load_at_batch_scale(const std::string& path, double factor) {
+    compose::EtDocument doc = compose::EtDocument::read(path);
+    const compose::ScaleStats s = compose::scale_batch(doc, {factor, 0});
+    const TempDir dir("mimic-predict");
+    const std::string scaled = dir.path() + "/et.json";
+    doc.write(scaled);
+    std::fprintf(stderr, "mimic predict: batch %lld -> %lld (%llu tensor shapes, %llu size lists rewritten)\n",
+                 static_cast<long long>(s.batch_before), static_cast<long long>(s.batch_after),
+                 static_cast<unsigned long long>(s.scaled_tensors), static_cast<unsigned long long>(s.rewritten_lists));
+    Trace trace = load_trace(scaled);
+    trace.source_path = path;
+    return trace;
+}
 
 // One thread's predicted iteration as a Chrome/Perfetto trace: each op's host
 // overhead, then the op, end to end, as the predictor walks them.
@@ -206,7 +225,10 @@ int run(const PredictArgs& args) {
     const std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
     if (inputs.size() != 1 && args.network.empty())
         fail({args.trace, -1, -1, ""}, std::to_string(inputs.size()) + " ranks: give --network and --system to predict them together");
-    Trace trace = load_trace(inputs[0].trace_path);
+    if (args.batch_scale != 1 && (!args.network.empty() || !args.profile.empty()))
+        fail({args.trace, -1, -1, "--batch-scale"}, "goes with one CPU trace (not with --network or --profile)");
+    Trace trace = args.batch_scale != 1 ? load_at_batch_scale(inputs[0].trace_path, args.batch_scale)
+                                        : load_trace(inputs[0].trace_path);
     if (!args.profile.empty() && !kineto_device_names(args.profile).empty()) {
         link_profile(trace, read_kineto_trace(args.profile));
         return run_gpu(args, trace);
@@ -222,7 +244,10 @@ int run(const PredictArgs& args) {
         simdjson::dom::parser parser;
         simdjson::padded_string text;
         double v;
-        if (parse_json_object_file(inputs[0].meta_path, parser, text)["untraced_median_ms"].get(v) == simdjson::SUCCESS) untraced_ms = v;
+        // At another batch the original's time is not the truth to compare with.
+        if (args.batch_scale == 1 &&
+            parse_json_object_file(inputs[0].meta_path, parser, text)["untraced_median_ms"].get(v) == simdjson::SUCCESS)
+            untraced_ms = v;
         if (db.has_machine)
             if (auto m = read_machine_from_meta(inputs[0].meta_path))
                 for (const auto& d : compare_machines(*m, db.machine))
@@ -262,7 +287,7 @@ int run(const PredictArgs& args) {
 
     if (!args.json.empty()) {
         JsonWriter w;
-        w.begin_object().field("trace", args.trace).field("costs", args.costs).field("iteration", p.iteration);
+        w.begin_object().field("trace", args.trace).field("costs", args.costs).field("iteration", p.iteration).field("batch_scale", args.batch_scale);
         w.field("iteration_ms", iteration_ms).field("threads", threads);
         if (untraced_ms > 0) w.field("original_untraced_ms", untraced_ms).field("error_pct", 100.0 * (iteration_ms - untraced_ms) / untraced_ms);
         w.key("breakdown").begin_object().field("compute_ms", p.compute_us / 1000.0).field("host_overhead_ms", p.host_us / 1000.0);
@@ -295,6 +320,7 @@ int run(const PredictArgs& args) {
         write_output(args.json, w.str() + "\n");
         if (args.json == "-") return 0;
     }
+    if (args.batch_scale != 1) std::printf("what if the batch were %gx the recorded one:\n", args.batch_scale);
     std::printf("predicted iteration at %d intra-op thread%s: %s ms (compute %s ms, host overhead %s ms) over %zu ops%s\n", threads,
                 threads == 1 ? "" : "s", fmt(iteration_ms).c_str(),
                 fmt(p.compute_us / 1000).c_str(), fmt(p.host_us / 1000).c_str(), p.ops.size(),
@@ -353,6 +379,10 @@ const Registrar registrar{{
         app.add_option("--costs", args->costs, "cost database from mimic calibrate (default costs.db)");
         app.add_option("--json", args->json, "also write the prediction as JSON to FILE ('-': JSON alone on stdout)");
         app.add_option("--top", args->top, "critical-path ops to list (default 10)");
+        app.add_option("--batch-scale", args->batch_scale,
+                       "what if the batch were X times larger: predict the trace rewritten as `mimic scale --batch X` "
+                       "writes it (shapes the cost database has not measured use their family's model)")
+            ->check(CLI::PositiveNumber);
         app.add_option("--timeline", args->timeline,
                        "write the predicted iteration as a Chrome/Perfetto trace (one process per rank); opens beside "
                        "the original's (mimic timeline) and the replay's (mimic replay --timeline)");
