@@ -315,12 +315,20 @@ void prediction_section(HtmlPage& page, const ReportData& d) {
         page.paragraph("Predicted compute by operator family.");
         page.raw(bar_chart("prediction-families", fam, "ms"));
     }
+    // The ops that weigh most on the path, largest share first.
+    std::vector<CriticalOp> path = p.critical_path;
+    std::sort(path.begin(), path.end(), [](const CriticalOp& x, const CriticalOp& y) { return x.share > y.share; });
+    constexpr size_t kShown = 20;
+    if (path.size() > kShown) path.resize(kShown);
     std::vector<std::vector<std::string>> rows;
-    for (const CriticalOp& op : p.critical_path)
+    for (const CriticalOp& op : path)
         rows.push_back({op.name, std::to_string(op.node_id), op.family, format_number(op.op_us), format_number(op.host_us),
                         format_number(100.0 * op.share) + "%"});
     if (rows.empty()) page.missing("The prediction lists no critical path (a multi-rank prediction reports per-rank times instead).");
     else page.table({"critical path (top ops)", "node", "family", "op_us", "host_us", "share"}, rows);
+    if (p.critical_path.size() > kShown)
+        page.paragraph("(the " + std::to_string(kShown) + " largest of the " + std::to_string(p.critical_path.size()) +
+                       " ops on the critical path)");
     page.end_section();
 }
 
