@@ -33,6 +33,12 @@ done
 grep -q "No replay result given" "$work/resnet.html" || die "resnet report does not say why replay is empty"
 grep -q "cuda:0" "$work/resnet.html" || die "resnet memory curve names no cuda device"
 
+# A directory holding an ET and its profile under any names: paired, linked, timed.
+mkdir -p "$work/foreign" && cp "$pt/resnet_et.json.gz" "$work/foreign/job_trace.json.gz" \
+    && cp "$pt/resnet_kineto.json.gz" "$work/foreign/job_profile.json.gz"
+"$mimic" report "$work/foreign" -o "$work/foreign.html" > /dev/null || die "report of a foreign directory"
+grep -q "<td>times from</td><td>profile</td>" "$work/foreign.html" || die "foreign directory: profile not linked"
+
 # Four ranks of Chakra all-reduce: the collectives heatmap, one row per rank.
 "$mimic" report "$traces/chakra/microbench/all_reduce" -o "$work/ar.html" > /dev/null || die "report all_reduce ranks"
 grep -q 'data-chart="collectives-heatmap"' "$work/ar.html" || die "no collectives heatmap"
@@ -71,6 +77,10 @@ assert any(n.startswith("rank 0 host") for n in names) and any(n.startswith("ran
 pids = {e["pid"] for e in ev if e["ph"] == "X"}
 assert len(pids) == 2, pids
 PY
+# analyze --timeline writes the same picture as timeline.
+"$mimic" analyze "$work/ddp" --timeline "$work/ddp_tl2.json" > /dev/null 2>&1 || die "analyze --timeline"
+python3 -c "import json,sys; n=[len(json.load(open(f))['traceEvents']) for f in sys.argv[1:]]; assert n[0] == n[1] > 0, n" \
+    "$work/ddp_tl.json" "$work/ddp_tl2.json" || die "analyze --timeline differs from timeline"
 "$mimic" report "$work/ddp" -o "$work/ddp.html" > /dev/null || die "report of ranks"
 grep -q 'data-chart="collectives-heatmap"' "$work/ddp.html" || die "ranks report has no collectives heatmap"
 grep -q "rank 1" "$work/ddp.html" || die "ranks report lacks rank 1"

@@ -10,6 +10,7 @@
 #include "analysis/report_json.h"
 #include "analysis/report_table.h"
 #include "command.h"
+#include "original_timeline.h"
 #include "trace_analysis.h"
 #include "io/recording/recording_dir.h"
 #include "support/error.h"
@@ -25,6 +26,7 @@ struct AnalyzeArgs {
     std::vector<std::string> traces;
     std::string profile;
     std::string json;
+    std::string timeline;
     size_t top = 20;
 };
 
@@ -45,6 +47,7 @@ int run(const AnalyzeArgs& args) {
     options.oracle = op_table_oracle();
 #endif
     const analysis::Report merged = analyze_inputs(inputs, options);
+    if (!args.timeline.empty()) write_original_timeline(inputs, args.traces.front(), args.timeline);
 
     if (!args.json.empty()) write_output(args.json, analysis::report_to_json(merged, args.top));
     if (args.json != "-") {
@@ -64,6 +67,8 @@ const Registrar registrar{{
             ->required();
         app.add_option("--profile", args->profile, "profiler (Kineto) trace to link to the one trace given");
         app.add_option("--json", args->json, "also write the report as JSON to FILE ('-': JSON alone on stdout)");
+        app.add_option("--timeline", args->timeline,
+                       "also write the traces' timeline as a Chrome/Perfetto trace (as mimic timeline does; one process per rank)");
         app.add_option("--top", args->top, "how many operators to list")->check(CLI::Range(1, 100000));
         app.footer("Example: mimic analyze rec/ --json analysis.json   (or: mimic analyze trace_et.json.gz --profile kineto.json)");
         return [args] { return run(*args); };

@@ -1,0 +1,57 @@
+#include "original_timeline.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "io/kineto/kineto_reader.h"
+#include "io/trace_loader.h"
+#include "link/link_profile.h"
+#include "support/chrome_trace.h"
+#include "support/error.h"
+#include "support/output.h"
+
+namespace mimic::cli {
+namespace {
+
+TimelineStats write_one(const TraceInput& input, const std::string& given, const std::string& out) {
+    Trace trace = load_trace(input.trace_path);
+    if (!input.meta_path.empty()) apply_recording_meta(trace, input.meta_path);
+    TimelineSource source = TimelineSource::Chakra;
+    if (!input.profile_path.empty()) {
+        const ProfileTrace profile = read_kineto_trace(input.profile_path);
+        const LinkStats stats = link_profile(trace, profile);
+        std::fprintf(stderr, "%s: linked %zu of %zu nodes, %zu device events attached\n", input.trace_path.c_str(),
+                     stats.linked, stats.linkable, trace.device_events.size());
+        source = TimelineSource::Linked;
+    } else if (trace.format != TraceFormat::Chakra) {
+        fail({given, -1, -1, ""}, input.trace_path + " has no profile to take times from: pass --profile");
+    }
+    return write_timeline(trace, out, source);
+}
+
+}  // namespace
+
+OriginalTimeline write_original_timeline(const std::vector<TraceInput>& inputs, const std::string& given,
+                                         const std::string& out) {
+    OriginalTimeline t;
+    t.ranks = inputs.size();
+    if (inputs.size() == 1) {
+        t.stats = write_one(inputs.front(), given, out);
+        return t;
+    }
+    // Many ranks: each written apart (one trace in memory at a time), then one file.
+    std::vector<std::string> parts;
+    for (size_t r = 0; r < inputs.size(); ++r) {
+        parts.push_back(out + ".part" + std::to_string(r));
+        const TimelineStats s = write_one(inputs[r], given, parts.back());
+        t.stats.host_events += s.host_events;
+        t.stats.device_events += s.device_events;
+        t.stats.flows += s.flows;
+        t.stats.span_us = std::max(t.stats.span_us, s.span_us);
+    }
+    write_output(out, merge_chrome_trace_files(parts));
+    for (const std::string& part : parts) std::remove(part.c_str());
+    return t;
+}
+
+}  // namespace mimic::cli
