@@ -10,6 +10,7 @@
 #include "analysis/report_json.h"
 #include "analysis/report_table.h"
 #include "command.h"
+#include "profile_option.h"
 #include "original_timeline.h"
 #include "trace_analysis.h"
 #include "io/recording/recording_dir.h"
@@ -32,12 +33,7 @@ struct AnalyzeArgs {
 
 int run(const AnalyzeArgs& args) {
     std::vector<TraceInput> inputs = expand_trace_inputs(args.traces);
-    if (!args.profile.empty()) {
-        if (inputs.size() != 1)
-            fail({args.profile, -1, -1, ""}, "--profile goes with exactly one trace; " + std::to_string(inputs.size()) +
-                                                 " were given (a recording directory brings its own profile.json)");
-        inputs.front().profile_path = args.profile;
-    }
+    apply_profile_option(inputs, args.profile);
 
     analysis::AnalysisOptions options;
 #ifdef MIMIC_HAVE_TORCH

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "command.h"
+#include "profile_option.h"
 #include "io/chakra/chakra_writer.h"
 #include "io/kineto/kineto_reader.h"
 #include "io/recording/recording_dir.h"
@@ -101,12 +102,7 @@ void print_table(const std::vector<Converted>& all) {
 int run(const ConvertArgs& args) {
     if (args.to != "chakra") fail({"", -1, -1, "--to"}, "unknown target format '" + args.to + "' (known: chakra)");
     std::vector<TraceInput> inputs = expand_trace_inputs(args.traces);
-    if (!args.profile.empty()) {
-        if (inputs.size() != 1)
-            fail({args.profile, -1, -1, ""}, "--profile goes with exactly one trace; " + std::to_string(inputs.size()) +
-                                                 " were given (a recording directory brings its own profile.json)");
-        inputs.front().profile_path = args.profile;
-    }
+    apply_profile_option(inputs, args.profile);
     std::vector<Converted> done;
     // Durations for host ops with no profile: the cost model's (mimic calibrate).
     model::CostDb db;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "command.h"
+#include "profile_option.h"
 #include "io/kineto/kineto_reader.h"
 #include "io/recording/recording_dir.h"
 #include "io/trace_loader.h"
@@ -63,12 +64,7 @@ void write_json(const std::vector<Linked>& results, const std::string& where) {
 int run(const LinkArgs& args) {
     // One trace, or a recording with one directory per rank (each with its profile.json).
     std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
-    if (!args.profile.empty()) {
-        if (inputs.size() != 1)
-            fail({args.profile, -1, -1, ""}, "--profile goes with exactly one trace; " + std::to_string(inputs.size()) +
-                                                 " were found in " + args.trace);
-        inputs.front().profile_path = args.profile;
-    }
+    apply_profile_option(inputs, args.profile);
     for (const TraceInput& input : inputs)
         if (input.profile_path.empty())
             fail({input.trace_path, -1, -1, ""}, "no profile to link: pass --profile (a `mimic record` directory brings its own)");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "command.h"
+#include "profile_option.h"
 #include "io/recording/recording_dir.h"
 #include "report/report_page.h"
 #include "support/error.h"
@@ -70,12 +71,7 @@ void check_origin(Result& r, const std::vector<std::string>& op_names, const std
 
 int run(const ReportArgs& args) {
     std::vector<TraceInput> inputs = expand_trace_inputs(args.traces);
-    if (!args.profile.empty()) {
-        if (inputs.size() != 1)
-            fail({args.profile, -1, -1, ""}, "--profile goes with exactly one trace; " + std::to_string(inputs.size()) +
-                                                 " were given (a recording directory brings its own profile.json)");
-        inputs.front().profile_path = args.profile;
-    }
+    apply_profile_option(inputs, args.profile);
     analysis::AnalysisOptions options;
     options.oracle = op_table_oracle();
 

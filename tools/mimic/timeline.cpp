@@ -7,6 +7,7 @@
 #include <string>
 
 #include "command.h"
+#include "profile_option.h"
 #include "original_timeline.h"
 #include "io/recording/recording_dir.h"
 #include "support/error.h"
@@ -22,12 +23,7 @@ struct TimelineArgs {
 
 int run(const TimelineArgs& args) {
     std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
-    if (!args.profile.empty()) {
-        if (inputs.size() != 1)
-            fail({args.profile, -1, -1, ""}, "--profile goes with one trace; " + std::to_string(inputs.size()) +
-                                                 " were found (a directory of ranks pairs each with its own)");
-        inputs.front().profile_path = args.profile;
-    }
+    apply_profile_option(inputs, args.profile);
     const OriginalTimeline t = write_original_timeline(inputs, args.trace, args.out);
     std::printf("wrote %s: %zu rank(s), %zu host events, %zu device events, %zu launch arrows, longest span %.3f ms\n",
                 args.out.c_str(), t.ranks, t.stats.host_events, t.stats.device_events, t.stats.flows, t.stats.span_us / 1000.0);
