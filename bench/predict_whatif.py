@@ -4,8 +4,8 @@
 For each model of tests/python/batch_models.py, recorded at test time at batch B, 2B and B/2 on
 1 thread, and at B on 2 threads (OPENBLAS_NUM_THREADS follows):
   - batch: `mimic predict REC_B --batch-scale X` with the costs calibrated on REC_B only (shapes
-    never measured come from their family's model), and again after `mimic calibrate` of the
-    scaled trace (`mimic scale`) has measured its new signatures; each against the real
+    never measured come from their family's model), and again after `mimic calibrate REC_B
+    --batch-scales X` has measured the scaled trace's new signatures; each against the real
     recording's untraced iteration time (meta.json);
   - threads: `mimic calibrate REC_B --threads 2`, then `mimic predict REC_B --threads 2`, against
     the 2-thread recording's untraced time.
@@ -53,11 +53,9 @@ def main():
             for factor, batch in ((2, 2 * b), (0.5, b // 2)):
                 real = untraced_ms(recs[batch, 1])
                 family = predicted_ms(mimic, base, costs, ["--batch-scale", str(factor)], env1)
-                scaled = os.path.join(tmp, f"{model}_x{factor}.json")
-                run([mimic, "scale", base, "--batch", str(factor), "-o", scaled], env1)
                 measured_costs = os.path.join(tmp, f"{model}_x{factor}.db")
                 run(["cp", costs, measured_costs])
-                run([mimic, "calibrate", scaled, "--out", measured_costs, "--quick"], env1)
+                run([mimic, "calibrate", base, "--out", measured_costs, "--quick", "--batch-scales", str(factor)], env1)
                 measured = predicted_ms(mimic, base, measured_costs, ["--batch-scale", str(factor)], env1)
                 for how, ms in (("family models", family), ("calibrated", measured)):
                     row = {"model": model, "what_if": f"batch x{factor}", "costs": how, "predicted_ms": ms,

@@ -37,6 +37,12 @@ PY
         || fail "--batch-scale: $(cat "$work/p2.err")"
     python3 -c "import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); assert b['batch_scale'] == 2 and b['iteration_ms'] > a['iteration_ms'] and 'error_pct' not in b, b" \
         "$work/p.json" "$work/p2.json" || fail "--batch-scale JSON"
+    # Calibrated at 2x too (calibrate --batch-scales): every op of the 2x step is a measured signature.
+    "$mimic" calibrate "$work/mlp" --out "$work/costs2.db" --quick --batch-scales 2 > /dev/null 2> "$work/cal3.err" \
+        || fail "calibrate --batch-scales: $(cat "$work/cal3.err")"
+    "$mimic" predict "$work/mlp" --costs "$work/costs2.db" --batch-scale 2 --json "$work/p4.json" > /dev/null 2>&1 || fail "predict on costs2.db"
+    python3 -c "import json,sys; o=json.load(open(sys.argv[1]))['ops']; assert o['measured'] == o['total'] > 0 and o['family_model'] == 0, o" \
+        "$work/p4.json" || fail "calibrate --batch-scales did not measure the 2x shapes"
     if "$mimic" predict "$work/mlp" --costs "$work/costs.db" --batch-scale 2 --network x.yml --system y.json > /dev/null 2> "$work/p3.err"; then
         fail "--batch-scale with --network accepted"; fi
     grep -q "field '--batch-scale'" "$work/p3.err" || fail "--batch-scale with --network: $(cat "$work/p3.err")"

@@ -24,12 +24,14 @@
 
 #include "calibrate_collectives.h"
 #include "command.h"
+#include "compose/scale_batch.h"
 #include "io/recording/recording_dir.h"
 #include "io/trace_loader.h"
 #include "model/cost_db.h"
 #include "model/op_signature.h"
 #include "model/predictor.h"
 #include "support/error.h"
+#include "support/temp_dir.h"
 #include "support/json_file.h"
 #include "support/subprocess.h"
 #include "replay/replay_machine.h"
@@ -45,7 +47,37 @@ struct CalibrateArgs {
     bool collectives = false;
     std::vector<int> ranks = {2, 4};
     uint64_t max_bytes = 64ull << 20;
+    std::vector<double> batch_scales;
 };
+
+// What calibrate times: a trace as given, or one rewritten at another batch
+// (--batch-scales), whose threads are still its recording's.
+struct CalibrationInput {
+    std::string path;
+    std::string threads_from;  // the meta.json whose threads it runs at ("" : --threads or this machine's)
+};
+
+// Each trace as given, then each at every --batch-scales factor (written
+// into `dir` as `mimic scale` writes it), so that the shapes a batch what-if
+// predicts are measured, not modelled.
+std::vector<CalibrationInput> calibration_inputs(const CalibrateArgs& args, const TempDir& dir) {
+    std::vector<CalibrationInput> out;
+    for (const std::string& t : args.traces) out.push_back({t, ""});
+    for (size_t k = 0; k < args.traces.size(); ++k) {
+        const std::vector<TraceInput> expanded = expand_trace_inputs({args.traces[k]});
+        if (expanded.size() != 1) fail({args.traces[k], -1, -1, ""}, "calibrate takes one rank's trace or recording per argument");
+        for (double factor : args.batch_scales) {
+            compose::EtDocument doc = compose::EtDocument::read(expanded[0].trace_path);
+            const compose::ScaleStats st = compose::scale_batch(doc, {factor, 0});
+            const std::string path = dir.path() + "/" + std::to_string(k) + "_batch" + std::to_string(st.batch_after) + ".json";
+            doc.write(path);
+            std::fprintf(stderr, "mimic calibrate: %s at batch %lld (x%g) -> %s\n", args.traces[k].c_str(),
+                         static_cast<long long>(st.batch_after), factor, path.c_str());
+            out.push_back({path, expanded[0].meta_path});
+        }
+    }
+    return out;
+}
 
 std::string self_binary() {
     std::error_code ec;
@@ -242,8 +274,10 @@ int run(const CalibrateArgs& args) {
     std::vector<HostRow> host_rows;
     GapSums gap_sums;
     size_t added = 0, skipped = 0;
-    for (size_t k = 0; k < args.traces.size(); ++k) {
-        const std::string& input = args.traces[k];
+    const TempDir scaled_dir("mimic-calibrate");
+    const std::vector<CalibrationInput> inputs = calibration_inputs(args, scaled_dir);
+    for (size_t k = 0; k < inputs.size(); ++k) {
+        const std::string& input = inputs[k].path;
         const std::vector<TraceInput> expanded = expand_trace_inputs({input});
         if (expanded.size() != 1) fail({input, -1, -1, ""}, "calibrate takes one rank's trace or recording per argument");
         Trace trace = load_trace(expanded[0].trace_path);
@@ -251,8 +285,9 @@ int run(const CalibrateArgs& args) {
         const std::vector<model::TopLevelOp> tops = model::top_level_ops(trace);
         // The replay runs at --threads, else at the recording's own count.
         int threads = args.threads;
-        if (threads <= 0 && !expanded[0].meta_path.empty())
-            if (auto m = read_machine_from_meta(expanded[0].meta_path)) threads = static_cast<int>(m->intra_op_threads.value_or(0));
+        const std::string& threads_meta = inputs[k].threads_from.empty() ? expanded[0].meta_path : inputs[k].threads_from;
+        if (threads <= 0 && !threads_meta.empty())
+            if (auto m = read_machine_from_meta(threads_meta)) threads = static_cast<int>(m->intra_op_threads.value_or(0));
         if (threads <= 0) threads = static_cast<int>(here.intra_op_threads.value_or(1));
         if (!expanded[0].meta_path.empty())
             if (auto gaps = recording_file_beside(expanded[0].meta_path, "op_gaps.json")) add_gaps(*gaps, trace, tops, gap_sums);
@@ -274,7 +309,7 @@ int run(const CalibrateArgs& args) {
             // Every signature is in the database for this machine: nothing is
             // measured again; a recording still adds its host-time row.
             std::fprintf(stderr, "mimic calibrate: [%zu/%zu] %s: every signature already measured on this machine\n", k + 1,
-                         args.traces.size(), input.c_str());
+                         inputs.size(), input.c_str());
             ++skipped;
             if (untraced_ms > 0) {
                 HostRow row;
@@ -289,7 +324,7 @@ int run(const CalibrateArgs& args) {
             }
             continue;
         }
-        std::fprintf(stderr, "mimic calibrate: [%zu/%zu] %s: timing %zu ops through the replayer\n", k + 1, args.traces.size(),
+        std::fprintf(stderr, "mimic calibrate: [%zu/%zu] %s: timing %zu ops through the replayer\n", k + 1, inputs.size(),
                      input.c_str(), tops.size());
         const std::string tmp = args.out + ".op-times.tmp.json";
         std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" > /dev/null", binary, "replay", input,
@@ -374,6 +409,11 @@ const Registrar registrar{{
         app.add_option("--out", args->out, "cost database to write or add to (default costs.db)");
         app.add_flag("--quick", args->quick, "fewer timing passes");
         app.add_option("--threads", args->threads, "intra-op threads to measure with (default: each recording's)");
+        app.add_option("--batch-scales", args->batch_scales,
+                       "also measure each trace rewritten at these multiples of its batch (e.g. 0.5,2), for "
+                       "predict --batch-scale")
+            ->delimiter(',')
+            ->check(CLI::PositiveNumber);
         app.add_flag("--collectives", args->collectives,
                      "measure Gloo collectives on this machine and fit ASTRA-sim network and system files (--out DIR, default calibrated_network)");
         app.add_option("--ranks", args->ranks, "with --collectives: rank counts to measure (default 2 4)")->delimiter(',');
