@@ -454,4 +454,11 @@ private:
 
 ScaleStats scale_batch(EtDocument& doc, const ScaleOptions& options) { return BatchScaler(doc, options).run(); }
 
+ScaleStats scale_batch_file(const std::string& input, const ScaleOptions& options, const std::string& output) {
+    EtDocument doc = EtDocument::read(input);
+    const ScaleStats stats = scale_batch(doc, options);
+    doc.write(output);
+    return stats;
+}
+
 }  // namespace mimic::compose

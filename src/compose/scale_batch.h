@@ -50,4 +50,9 @@ struct ScaleStats {
 // field when the batch cannot be found or a shape would not be whole.
 ScaleStats scale_batch(EtDocument& doc, const ScaleOptions& options);
 
+// The ET at `input` rewritten at another batch into `output`, in its own
+// schema's layout: what `mimic scale` writes, and what predict and calibrate
+// read for a batch what-if.
+ScaleStats scale_batch_file(const std::string& input, const ScaleOptions& options, const std::string& output);
+
 }  // namespace mimic::compose

@@ -67,10 +67,10 @@ std::vector<CalibrationInput> calibration_inputs(const CalibrateArgs& args, cons
         const std::vector<TraceInput> expanded = expand_trace_inputs({args.traces[k]});
         if (expanded.size() != 1) fail({args.traces[k], -1, -1, ""}, "calibrate takes one rank's trace or recording per argument");
         for (double factor : args.batch_scales) {
-            compose::EtDocument doc = compose::EtDocument::read(expanded[0].trace_path);
-            const compose::ScaleStats st = compose::scale_batch(doc, {factor, 0});
-            const std::string path = dir.path() + "/" + std::to_string(k) + "_batch" + std::to_string(st.batch_after) + ".json";
-            doc.write(path);
+            char name[64];
+            std::snprintf(name, sizeof name, "/%zu_x%g.json", k, factor);
+            const std::string path = dir.path() + name;
+            const compose::ScaleStats st = compose::scale_batch_file(expanded[0].trace_path, {factor, 0}, path);
             std::fprintf(stderr, "mimic calibrate: %s at batch %lld (x%g) -> %s\n", args.traces[k].c_str(),
                          static_cast<long long>(st.batch_after), factor, path.c_str());
             out.push_back({path, expanded[0].meta_path});

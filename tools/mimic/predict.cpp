@@ -55,11 +55,9 @@ struct PredictArgs {
 // --batch-scale: the trace rewritten at X times its batch, as `mimic scale`
 // writes it (compose/scale_batch.h), read back as the trace to predict.
 Trace load_at_batch_scale(const std::string& path, double factor) {
-    compose::EtDocument doc = compose::EtDocument::read(path);
-    const compose::ScaleStats s = compose::scale_batch(doc, {factor, 0});
     const TempDir dir("mimic-predict");
     const std::string scaled = dir.path() + "/et.json";
-    doc.write(scaled);
+    const compose::ScaleStats s = compose::scale_batch_file(path, {factor, 0}, scaled);
     std::fprintf(stderr, "mimic predict: batch %lld -> %lld (%llu tensor shapes, %llu size lists rewritten)\n",
                  static_cast<long long>(s.batch_before), static_cast<long long>(s.batch_after),
                  static_cast<unsigned long long>(s.scaled_tensors), static_cast<unsigned long long>(s.rewritten_lists));

@@ -28,9 +28,7 @@ int run(const ScaleArgs& args) {
     std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
     if (inputs.size() != 1)
         fail({args.trace, -1, -1, ""}, "holds " + std::to_string(inputs.size()) + " rank traces; scale one at a time");
-    compose::EtDocument doc = compose::EtDocument::read(inputs.front().trace_path);
-    compose::ScaleStats s = compose::scale_batch(doc, {args.batch, args.batch_size});
-    doc.write(args.out);
+    const compose::ScaleStats s = compose::scale_batch_file(inputs.front().trace_path, {args.batch, args.batch_size}, args.out);
     if (!args.json.empty()) {
         JsonWriter w;
         w.begin_object()
