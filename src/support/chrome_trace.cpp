@@ -2,8 +2,11 @@
 
 #include <simdjson.h>
 
+#include <cstdio>
+
 #include "support/error.h"
 #include "support/json_file.h"
+#include "support/output.h"
 
 namespace mimic {
 
@@ -37,10 +40,10 @@ std::string ChromeTrace::finish() {
     return w_.str() + "\n";
 }
 
-std::string merge_chrome_trace_files(const std::vector<std::string>& paths) {
+void merge_chrome_trace_parts(const std::vector<std::string>& parts, const std::string& out) {
     std::string events;
     simdjson::dom::parser parser;
-    for (const std::string& path : paths) {
+    for (const std::string& path : parts) {
         simdjson::padded_string text;
         const simdjson::dom::object doc = parse_json_object_file(path, parser, text);
         simdjson::dom::array list;
@@ -50,7 +53,8 @@ std::string merge_chrome_trace_files(const std::vector<std::string>& paths) {
             events += simdjson::minify(e);
         }
     }
-    return "{\"traceEvents\":[" + events + "],\"displayTimeUnit\":\"ms\"}\n";
+    write_output(out, "{\"traceEvents\":[" + events + "],\"displayTimeUnit\":\"ms\"}\n");
+    for (const std::string& path : parts) std::remove(path.c_str());
 }
 
 }  // namespace mimic

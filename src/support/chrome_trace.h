@@ -29,8 +29,9 @@ private:
     size_t events_ = 0;
 };
 
-// One trace of the events of several (ranks' files, written apart), in order.
-// Throws mimic::Error naming a file that is not a Chrome trace.
-std::string merge_chrome_trace_files(const std::vector<std::string>& paths);
+// Writes to `out` one trace of the events of several files (ranks' parts,
+// written apart), in order, and removes the parts. Throws mimic::Error naming
+// a part that is not a Chrome trace.
+void merge_chrome_trace_parts(const std::vector<std::string>& parts, const std::string& out);
 
 }  // namespace mimic

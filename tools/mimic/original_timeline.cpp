@@ -8,7 +8,6 @@
 #include "link/link_profile.h"
 #include "support/chrome_trace.h"
 #include "support/error.h"
-#include "support/output.h"
 
 namespace mimic::cli {
 namespace {
@@ -49,8 +48,7 @@ OriginalTimeline write_original_timeline(const std::vector<TraceInput>& inputs, 
         t.stats.flows += s.flows;
         t.stats.span_us = std::max(t.stats.span_us, s.span_us);
     }
-    write_output(out, merge_chrome_trace_files(parts));
-    for (const std::string& part : parts) std::remove(part.c_str());
+    merge_chrome_trace_parts(parts, out);
     return t;
 }
 

@@ -177,8 +177,7 @@ int run_local_ranks(const ReplayArgs& args, int nproc) {
         // Each rank wrote its own; one file with a process per rank opens as one picture.
         std::vector<std::string> parts;
         for (int r = 0; r < nproc; ++r) parts.push_back(rank_file(args.timeline, r));
-        write_output(args.timeline, merge_chrome_trace_files(parts));
-        for (const std::string& part : parts) std::remove(part.c_str());
+        merge_chrome_trace_parts(parts, args.timeline);
     }
     if (!args.json.empty()) write_output(args.json, merged.json);
     if (args.json != "-") std::fwrite(merged.text.data(), 1, merged.text.size(), stdout);
