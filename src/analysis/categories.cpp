@@ -96,11 +96,7 @@ std::vector<NodeClass> classify_nodes(const Trace& trace) {
             }
         }
         const std::string_view name = trace.name(node);
-        const bool async_label =
-            node.op_schema.value == 0 && starts_with(name, "gloo:");
-        const bool c10d_op = node.kind == NodeKind::Operator && starts_with(name, "c10d::");
-        out.push_back({categorize(node.kind, node.chakra_type, name, trace.str(node.op_schema), backend, cpu), !cpu,
-                       async_label, c10d_op});
+        out.push_back({categorize(node.kind, node.chakra_type, name, trace.str(node.op_schema), backend, cpu), !cpu});
     }
     return out;
 }

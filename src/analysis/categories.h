@@ -35,13 +35,6 @@ inline bool is_operator(OpCategory c) { return c != OpCategory::Label && c != Op
 struct NodeClass {
     OpCategory category = OpCategory::Label;
     bool on_device = false;  // device work: a Chakra node with is_cpu_op false
-    // Gloo's gloo:* label opens when the work is queued and closes when it
-    // completes on Gloo's worker thread, so the ET observer files the caller's
-    // next ops under it (DDP's later buckets under the first gloo:all_reduce).
-    // What sits under such a label is not its work. (NCCL's nccl:* label is a
-    // plain scope on the caller: 2.x copies out of all_gather's buffer in it.)
-    bool async_label = false;
-    bool c10d_op = false;  // a c10d:: dispatcher op: owns only its communication records
     // Host operators are the nodes a profiler shows as ops: every category but
     // labels and device work. Only they hide the time of what runs inside them,
     // and only they are what a replay calls.

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "io/chakra/chakra_values.h"
+#include "trace/op_owner.h"
 
 namespace mimic::analysis {
 namespace {
@@ -22,8 +23,7 @@ public:
     std::string_view name(NodeIndex n) const { return trace_.name(trace_.nodes[n.value]); }
 
     bool is_c10d_op(NodeIndex n) const {
-        const Node& node = trace_.nodes[n.value];
-        return node.kind == NodeKind::Operator && starts_with(trace_.name(node), "c10d::");
+        return is_c10d_operator(trace_, trace_.nodes[n.value]);
     }
 
     // Under a c10d op or a record_param_comms: part of that call.

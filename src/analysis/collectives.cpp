@@ -7,6 +7,7 @@
 
 #include "analysis/collective_schedule.h"
 #include "analysis/comm_values.h"
+#include "trace/op_owner.h"
 
 namespace mimic::analysis {
 namespace {
@@ -185,10 +186,6 @@ bool is_later_piece(std::string_view name) {
     return std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) && digits != "0";
 }
 
-bool is_c10d_op(const Trace& trace, const Node& node) {
-    return !trace.str(node.op_schema).empty() && starts_with(trace.name(node), "c10d::");
-}
-
 }  // namespace
 
 std::vector<CollectiveCall> find_collectives(const Trace& trace, const std::vector<NodeClass>& classes,
@@ -223,7 +220,7 @@ std::vector<CollectiveCall> find_collectives(const Trace& trace, const std::vect
         if (trace.name(trace.nodes[n.value]) != "record_param_comms") continue;
         NodeIndex up = trace.parent_of(n);
         for (int depth = 0; depth < kMaxCommNesting && up != kNoNode; ++depth, up = trace.parent_of(up)) {
-            if (is_c10d_op(trace, trace.nodes[up.value])) {
+            if (is_c10d_operator(trace, trace.nodes[up.value])) {
                 described[up.value] = true;
                 break;
             }
@@ -247,13 +244,13 @@ std::vector<CollectiveCall> find_collectives(const Trace& trace, const std::vect
         if (trace.name(node) == "record_param_comms") {
             CollectiveCall c;
             if (reader.read_param_comms(n, c)) calls.push_back(std::move(c));
-        } else if (is_c10d_op(trace, node) && !described[n.value]) {
+        } else if (is_c10d_operator(trace, node) && !described[n.value]) {
             // A c10d:: op inside another communication op is part of that call,
             // unless that op is a c10d op too: 1.13's observer files DDP's next
             // bucket under the previous one at times (see op_nesting).
             const NodeIndex owner = nesting.top_level_owner[n.value];
             if (owner != n && owner != kNoNode && classes[owner.value].category == OpCategory::Communication &&
-                !classes[owner.value].c10d_op)
+                !is_c10d_operator(trace, trace.nodes[owner.value]))
                 continue;
             CollectiveCall c = reader.read_dispatcher_op(n);
             named_group(c);

@@ -8,13 +8,12 @@
 #include <vector>
 
 #include "analysis/categories.h"
+#include "trace/op_owner.h"
 #include "trace/trace.h"
 
 namespace mimic::analysis {
 
-// Every node once, parents before children (depth first from the nodes with
-// no parent in the trace), whatever order the file wrote them in.
-std::vector<NodeIndex> parents_first_order(const Trace& trace);
+using mimic::parents_first_order;
 
 struct OpNesting {
     // Per node: the top-level operator it runs under (itself if it is one), or

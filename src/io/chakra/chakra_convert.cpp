@@ -6,13 +6,13 @@
 
 #include "io/chakra/chakra_flops.h"
 #include "io/chakra/chakra_values.h"
+#include "trace/op_owner.h"
 
 namespace mimic {
 
 namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
-constexpr uint32_t kUnset = UINT32_MAX - 1;
 
 uint64_t whole_us(double us) { return us > 0 ? static_cast<uint64_t>(std::llround(us)) : 0; }
 
@@ -62,22 +62,21 @@ private:
         return false;
     }
 
-    // owner_[i]: the outermost candidate among i and its ancestors (kNone if
-    // none); a node is a Chakra node exactly when it owns itself.
+    // owner_[i]: the top-level candidate whose work node i is (kNone if
+    // none), by the rule analysis and replay use; a node is a Chakra node
+    // exactly when it owns itself.
     void mark_owners() {
-        const uint32_t n = static_cast<uint32_t>(trace_.nodes.size());
-        owner_.assign(n, kUnset);
-        std::vector<uint32_t> path;
-        for (uint32_t start = 0; start < n; ++start) {
-            path.clear();
-            for (uint32_t cur = start; cur != kNone && owner_[cur] == kUnset; cur = trace_.parent_of(NodeIndex(cur)).value)
-                path.push_back(cur);
-            for (auto it = path.rbegin(); it != path.rend(); ++it) {
-                const NodeIndex parent = trace_.parent_of(NodeIndex(*it));
-                const uint32_t up = parent == kNoNode ? kNone : owner_[parent.value];
-                owner_[*it] = up != kNone ? up : (is_candidate(trace_.nodes[*it]) ? *it : kNone);
-            }
-        }
+        OwnerRules rules;
+        rules.is_operator = [&](NodeIndex i) { return is_candidate(trace_.nodes[i.value]); };
+        rules.is_communication = [&](NodeIndex i) {
+            const Node& n = trace_.nodes[i.value];
+            const std::string_view name = trace_.str(n.name);
+            return n.name == record_param_comms_ || name.rfind("gloo:", 0) == 0 || name.rfind("nccl:", 0) == 0 ||
+                   comm_.classify(n).kind != CommKind::None;
+        };
+        const std::vector<NodeIndex> owners = top_level_owners(trace_, parents_first_order(trace_), rules);
+        owner_.resize(owners.size());
+        for (size_t i = 0; i < owners.size(); ++i) owner_[i] = owners[i] == kNoNode ? kNone : owners[i].value;
     }
 
     // FLOPs and communication facts of a top-level node and everything under it.
@@ -108,9 +107,10 @@ private:
                     counted = true;
                 }
             }
+            // A child the observer misfiled here is another op's work.
             const NodeIndex self(idx);
             for (const NodeIndex* c = trace_.children_begin(self); c != trace_.children_end(self); ++c)
-                stack_.push_back({c->value, counted});
+                if (owner_[c->value] == top) stack_.push_back({c->value, counted});
         }
         out.comm = comm;
         out.num_ops = have_flops ? flops : -1;
