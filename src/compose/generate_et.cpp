@@ -133,11 +133,24 @@ public:
         if (o_.pp == 1) {
             // Gradient accumulation: each micro-batch's backward right after its forward.
             for (int64_t m = 0; m < o_.micro_batches; ++m) backward(forward(m), m);
-        } else {
-            // GPipe: every forward, then every backward (write_generated_et refuses 1F1B).
+        } else if (o_.schedule == GenSchedule::GPipe) {
+            // GPipe: every forward, then every backward.
             std::vector<Activations> acts;
             for (int64_t m = 0; m < o_.micro_batches; ++m) acts.push_back(forward(m));
             for (int64_t m = 0; m < o_.micro_batches; ++m) backward(acts[static_cast<size_t>(m)], m);
+        } else {
+            // 1F1B, as the Chakra generator orders it: the stages before the
+            // last run ahead by the forwards that fill the pipeline, then
+            // alternate one forward and one backward, then drain.
+            const int64_t m_count = o_.micro_batches;
+            const int64_t warmup = std::min<int64_t>(o_.pp - 1 - stage_, m_count);
+            std::vector<Activations> acts;
+            for (int64_t m = 0; m < warmup; ++m) acts.push_back(forward(m));
+            for (int64_t i = 0; i < m_count - warmup; ++i) {
+                acts.push_back(forward(warmup + i));
+                backward(acts[static_cast<size_t>(i)], i);
+            }
+            for (int64_t i = m_count - warmup; i < m_count; ++i) backward(acts[static_cast<size_t>(i)], i);
         }
         sum_tied_embedding();
         optimizer();
@@ -308,7 +321,11 @@ private:
         const int64_t group_rank = peer.group == "0" ? peer.rank : (peer.rank < rank_ ? 0 : 1);
         b_.op(send ? "c10d::send" : "c10d::recv_", send ? schema::send : schema::recv,
               {EtBuilder::v_tensors({x}), EtBuilder::v_object(), EtBuilder::v_int(group_rank), EtBuilder::v_int(tag)}, {EtBuilder::v_object()});
-        calls_->push_back({send ? "send" : "recv", peer.group, false});
+        // Sends are isends, as pipeline schedules post them
+        // (batch_isend_irecv): a stage goes on computing while its message
+        // waits for the peer's receive, so neighbours that send to each other
+        // at once (1F1B's steady state) do not wait on each other.
+        calls_->push_back({send ? "send" : "recv", peer.group, send});
     }
 
     // --- the model
@@ -559,15 +576,6 @@ std::string meta_json(const GenerateOptions& o, const EtGroups& groups, int64_t 
 
 EtGenerateResult write_generated_et(const GenerateOptions& o, const std::string& prefix) {
     if (o.model != GenModel::Gpt) fail({"--format", -1, -1, ""}, "et is generated for gpt only; other models as Chakra");
-    // The replay waits for each send until Gloo has delivered it, which
-    // takes the peer's receive. Under 1F1B a stage sends its next
-    // activations while the next stage sends its first gradients: each
-    // waits for a receive the other has not reached (tried: both ranks time
-    // out in c10d::send). Under GPipe every send meets its receive.
-    if (o.pp > 1 && o.schedule != GenSchedule::GPipe)
-        fail({"--schedule", -1, -1, ""},
-             "--format et pipelines must be gpipe (give --schedule gpipe): the replay waits for each send until its receive is posted, "
-             "and under 1F1B neighbouring stages' sends wait on each other");
     if (o.sharding != GenSharding::None) fail({o.sharding == GenSharding::Zero ? "--zero" : "--fsdp", -1, -1, ""}, "--format et synchronises gradients as DDP only");
     if (o.ranks > 64) fail({"--ranks", -1, -1, ""}, "--format et is for replays on one machine: at most 64 ranks");
     const RankLayout layout(o);

@@ -163,7 +163,14 @@ void Replayer::plan_collective_waits() {
     // recorded storage): that step waits for it. What no step waits for is
     // waited for at the iteration's end, as DDP finishes its buckets before
     // the step ends.
-    std::unordered_map<uint64_t, uint32_t> in_flight;  // storage id -> collective
+    // A send only reads its buffer: a later op that reads it too need not
+    // wait (a pipeline stage's backward reads the activations it sent);
+    // one that writes it must.
+    struct InFlight {
+        uint32_t collective;
+        bool read_only;
+    };
+    std::unordered_map<uint64_t, InFlight> in_flight;  // storage id -> collective
     std::vector<uint32_t> open;
     auto settle = [&](Step& step, uint32_t c) {
         if (std::find(open.begin(), open.end(), c) == open.end()) return;
@@ -183,17 +190,21 @@ void Replayer::plan_collective_waits() {
             for (uint32_t c : matched) settle(step, c);
             continue;
         }
-        for (ValueRange r : {n.inputs, n.outputs})
+        auto touch = [&](ValueRange r, bool writes) {
             for_each_tensor(trace_, r, [&](const TensorMeta& t) {
                 auto it = in_flight.find(t.storage_id);
-                if (it != in_flight.end()) settle(step, it->second);
+                if (it != in_flight.end() && (writes || !it->second.read_only)) settle(step, it->second.collective);
             });
+        };
+        touch(n.inputs, false);
+        touch(n.outputs, true);
         if (step.collective < 0) continue;
         const ReplayCollective& c = collectives_[size_t(step.collective)];
         if (c.recorded.waits_at_once) continue;
         open.push_back(uint32_t(step.collective));
+        const bool read_only = c.recorded.kind == CommKind::Send;
         for (const auto* list : {&c.recorded.inputs, &c.recorded.outputs})
-            for (uint32_t t : *list) in_flight[trace_.tensors[t].storage_id] = uint32_t(step.collective);
+            for (uint32_t t : *list) in_flight[trace_.tensors[t].storage_id] = {uint32_t(step.collective), read_only};
     }
     end_waits_ = open;
 }
@@ -213,7 +224,7 @@ void Replayer::collective_failed(const ReplayCollective& c, const std::exception
     const Node& n = trace_.nodes[c.recorded.node.value];
     const DistOptions& o = options_.groups->options();
     fail({trace_.source_path, int64_t(n.id.value), -1, c.recorded.op_name},
-         "rank " + std::to_string(o.rank) + ": " + analysis::collective_type_name(c.recorded.type) + " on group '" +
+         "rank " + std::to_string(o.rank) + ": " + analysis::call_name(c.recorded) + " on group '" +
              c.group->name + "' failed (a peer crashed, hung past the " +
              std::to_string(o.timeout.count() / 1000) + " s timeout, or replays a different trace): " + short_reason(e));
 }
@@ -223,7 +234,12 @@ void Replayer::run_collective(Step& step, Pass pass) {
     if (c.recorded.kind == CommKind::Wait) return;  // its wait_for list did the waiting
     try {
         runner_->issue(c);
-        if (pass == Pass::Check || sync_collectives_ || c.recorded.waits_at_once) runner_->wait(c);
+        // An isend is never waited for at once, in any pass: a pipeline's
+        // neighbours send to each other at the same moment, and each send
+        // completes only when the other has posted its receive. It is waited
+        // for before its buffer is written, or at the pass's end.
+        const bool isend = c.recorded.kind == CommKind::Send && !c.recorded.waits_at_once;
+        if (!isend && (pass == Pass::Check || sync_collectives_ || c.recorded.waits_at_once)) runner_->wait(c);
     } catch (const std::exception& e) {
         collective_failed(c, e);
     }
@@ -538,6 +554,7 @@ void Replayer::run_op_passes(int passes, const std::vector<double>& gaps_us, Sta
             time_step(s);
             for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
         }
+        wait_collectives(end_waits_);
         if (pass_observer_) pass_observer_();
     }
     sync_collectives_ = false;

@@ -102,7 +102,6 @@ bad "--tp:" dlrm --ranks 4 --tp 2
 bad "model:" bert --ranks 2
 bad "--dtype:" gpt --dtype fp8
 bad "--tp: does not apply to --from" --from "$work/gpt.0.et" --ranks 4 --tp 2
-bad "--schedule: --format et pipelines must be gpipe" gpt --ranks 4 --pp 2 --format et
 
 # 5. Replay of tiny generated ETs on 1 and 2 ranks (needs mimic-torch).
 if "$mimic" replay --help > /dev/null 2>&1; then
@@ -127,13 +126,15 @@ for r in d["ranks"]:
 PY
         rm -rf "$work/et2"
     done
-    # A GPipe pipeline of 2 stages, tensor-parallel in each, with its pair and embedding groups.
-    # shellcheck disable=SC2086
-    "$mimic" generate gpt --ranks 4 --pp 2 --tp 2 --schedule gpipe --micro-batches 2 $tiny -o "$work/et4" > /dev/null 2>&1 \
-        || fail "generate --format et, 2 stages"
-    timeout 300 "$mimic" replay "$work/et4" --warmup 1 --iters 2 --timeout-s 60 --json "$work/et4.replay.json" > "$work/et4.replay.txt" 2>&1 \
-        || fail "replay of the 2-stage ET: $(tail -5 "$work/et4.replay.txt")"
-    python3 - "$work/et4.replay.json" <<'PY' || fail "2-stage replay report"
+    # Pipelines of 2 stages, tensor-parallel in each, with their pair and embedding groups:
+    # GPipe, and 1F1B, whose neighbouring stages send to each other at once.
+    for schedule in gpipe 1f1b; do
+        # shellcheck disable=SC2086
+        "$mimic" generate gpt --ranks 4 --pp 2 --tp 2 --schedule $schedule --micro-batches 3 $tiny -o "$work/et4" > /dev/null 2>&1 \
+            || fail "generate --format et, 2 stages, $schedule"
+        timeout 300 "$mimic" replay "$work/et4" --warmup 1 --iters 2 --timeout-s 60 --json "$work/et4.replay.json" > "$work/et4.replay.txt" 2>&1 \
+            || fail "replay of the 2-stage $schedule ET: $(tail -5 "$work/et4.replay.txt")"
+        python3 - "$work/et4.replay.json" <<'PY' || fail "2-stage $schedule replay report"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["world_size"] == 4 and d["summary"]["collective_coverage_pct"] == 100.0, d["summary"]
@@ -142,6 +143,8 @@ for r in d["ranks"]:
     kinds = {c["collective"] for c in r["collectives"]}
     assert {"send", "recv", "all_reduce"} <= kinds, kinds
 PY
+        rm -rf "$work/et4"
+    done
 else
     echo "note: mimic built without libtorch; the ET replay part is skipped"
 fi
