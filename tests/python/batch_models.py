@@ -1,5 +1,7 @@
 """Training steps whose batch comes from $MIMIC_BATCH, for `mimic scale`'s checks: a trace
-recorded at batch B and scaled to 2B is compared with one recorded at 2B.
+recorded at batch B and scaled to 2B is compared with one recorded at 2B. The MLP's hidden
+512x512 layers (default 1) and the transformer's layers (default 2) come from $MIMIC_LAYERS, for
+`scale --keep-layers`: a 4-layer trace trimmed to 2 is compared with a 2-layer recording.
 Use as `mimic record --script tests/python/batch_models.py:cnn`."""
 
 import os
@@ -22,8 +24,10 @@ def _step(model, optimizer, inputs, loss_fn):
 def mlp():
     torch.manual_seed(0)
     b = _batch(64)
-    model = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512), torch.nn.ReLU(),
-                                torch.nn.Linear(512, 10))
+    hidden = []
+    for _ in range(int(os.environ.get("MIMIC_LAYERS", 1))):
+        hidden += [torch.nn.Linear(512, 512), torch.nn.ReLU()]
+    model = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(), *hidden, torch.nn.Linear(512, 10))
     x, y = torch.randn(b, 256), torch.randint(0, 10, (b,))
     return _step(model, torch.optim.SGD(model.parameters(), lr=0.01), (x,),
                  lambda out: torch.nn.functional.cross_entropy(out, y))
@@ -51,7 +55,7 @@ def transformer():
             super().__init__()
             self.emb = torch.nn.Embedding(vocab, d)
             layer = torch.nn.TransformerEncoderLayer(d, 4, 256, dropout=0.0, batch_first=True)
-            self.enc = torch.nn.TransformerEncoder(layer, 2)
+            self.enc = torch.nn.TransformerEncoder(layer, int(os.environ.get("MIMIC_LAYERS", 2)))
             self.head = torch.nn.Linear(d, vocab)
 
         def forward(self, tokens):

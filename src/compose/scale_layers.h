@@ -1,0 +1,46 @@
+// `mimic scale --keep-layers K`: the same training step with only the first
+// K of a model's repeated layers, an ET of the same schema that replay runs:
+// a deep model shrunk to fit a small machine, its step's shape kept.
+//
+// How the layers are found, without a table of modules:
+// - The step's top-level units (operators, autograd's evaluate_function
+//   wrappers) are signed by name and input shapes, subtree included. The
+//   forward is every unit before backward's first wrapper. Its longest run of
+//   N >= 2 identical consecutive blocks is the repeated layer.
+// - A backward unit belongs to the block whose forward recorded its sequence
+//   number (autograd's link between the two). A unit outside both, with no
+//   such link (gradient accumulation, zero_grad, the optimizer's per-parameter
+//   ops), belongs to the block whose parameters, gradients or optimizer state
+//   it touches, followed through the temporaries it makes.
+// - The last N-K blocks are dropped: their forward, backward and optimizer
+//   units, and their elements in the lists of a foreach optimizer's ops. What a kept op read from a dropped one is rewired: the head reads
+//   the last kept block's output where it read the last block's; the last
+//   kept block's backward reads the gradient the last block's backward read.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "compose/et_document.h"
+
+namespace mimic::compose {
+
+struct LayerStats {
+    int64_t layers_before = 0;       // blocks in the repeated run
+    int64_t layers_after = 0;
+    int64_t units_per_layer = 0;     // forward top-level ops per block
+    uint64_t first_layer_node = 0;   // id of the run's first forward op
+    uint64_t nodes_removed = 0;
+    uint64_t inputs_rewired = 0;     // tensor inputs of kept ops pointed at a kept producer
+    uint64_t inputs_left = 0;        // made by a dropped op with no counterpart: replay materialises them
+    uint64_t list_elements_removed = 0;  // dropped layers' tensors taken out of foreach ops' lists
+    std::string layer_ops;           // the block's op names, for the report ("aten::linear, aten::relu")
+};
+
+// Rewrites `doc` in place. Throws mimic::Error naming the file, node and
+// field when no repeated block is found, K is out of range, the layers'
+// backward or optimizer work differs, or one op other than a foreach op
+// serves several layers (DDP's flat gradient buckets).
+LayerStats keep_layers(EtDocument& doc, int64_t keep);
+
+}  // namespace mimic::compose
