@@ -3,8 +3,9 @@
 
 For each model of tests/python/batch_models.py, recorded at test time at batch B, 2B and B/2 on
 1 thread, and at B on 2 threads (OPENBLAS_NUM_THREADS follows):
-  - batch: `mimic predict REC_B --batch-scale X` with the costs calibrated on REC_B only (shapes
-    never measured come from their family's model), and again after `mimic calibrate REC_B
+  - batch: `mimic predict REC_B --batch-scale X` with the costs calibrated on REC_B and the shape
+    sweep (shapes never measured come from their family's model), on REC_B alone
+    (`--no-sweeps`: family models fitted on its own shapes only), and again after `mimic calibrate REC_B
     --batch-scales X` has measured the scaled trace's new signatures; each against the real
     recording's untraced iteration time (meta.json);
   - threads: `mimic calibrate REC_B --threads 2`, then `mimic predict REC_B --threads 2`, against
@@ -48,16 +49,22 @@ def main():
                        threads_env(threads, MIMIC_BATCH=str(batch)))
             env1 = threads_env(1)
             base = recs[b, 1]
+            # The trace's own ops once, then the sweep added to a copy: the two databases share
+            # every measurement of the trace's ops and differ by the sweep's points alone.
+            bare_costs = os.path.join(tmp, f"{model}_no_sweeps.db")
+            run([mimic, "calibrate", base, "--out", bare_costs, "--quick", "--no-sweeps"], env1)
             costs = os.path.join(tmp, f"{model}.db")
+            run(["cp", bare_costs, costs])
             run([mimic, "calibrate", base, "--out", costs, "--quick"], env1)
             for factor, batch in ((2, 2 * b), (0.5, b // 2)):
                 real = untraced_ms(recs[batch, 1])
                 family = predicted_ms(mimic, base, costs, ["--batch-scale", str(factor)], env1)
+                bare = predicted_ms(mimic, base, bare_costs, ["--batch-scale", str(factor)], env1)
                 measured_costs = os.path.join(tmp, f"{model}_x{factor}.db")
                 run(["cp", costs, measured_costs])
                 run([mimic, "calibrate", base, "--out", measured_costs, "--quick", "--batch-scales", str(factor)], env1)
                 measured = predicted_ms(mimic, base, measured_costs, ["--batch-scale", str(factor)], env1)
-                for how, ms in (("family models", family), ("calibrated", measured)):
+                for how, ms in (("no sweeps", bare), ("family models", family), ("calibrated", measured)):
                     row = {"model": model, "what_if": f"batch x{factor}", "costs": how, "predicted_ms": ms,
                            "real_untraced_ms": real, "error_pct": error_pct(ms, real)}
                     rows.append(row)
@@ -77,7 +84,7 @@ def main():
         print(f"{label}: {within} of {len(errs)} within 15%, geomean |error| {geomean_abs(errs):.1f}%, "
               f"mean {mean:.1f}%, max {worst:.1f}%")
 
-    for what in ("family models", "calibrated"):
+    for what in ("no sweeps", "family models", "calibrated"):
         summary(f"batch what-if, {what}",
                 [r["error_pct"] for r in rows if r["costs"] == what and r["what_if"].startswith("batch")])
     summary("threads what-if", [r["error_pct"] for r in rows if r["what_if"] == "threads 2"])

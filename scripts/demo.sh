@@ -25,7 +25,7 @@ step "3. the MLP trained with DDP on 2 ranks over Gloo, converted to Chakra and 
     --json "$out/simulate.json" --timeline "$out/simulate_timeline.json" 2> /dev/null | tail -4
 
 step "4. predict the step from its trace alone (costs measured on this machine)"
-"$mimic" calibrate "$out/recording" --out "$out/costs.db" --quick 2> /dev/null | tail -1
+"$mimic" calibrate "$out/recording" --out "$out/costs.db" --quick --no-sweeps 2> /dev/null | tail -1
 "$mimic" predict "$out/recording" --costs "$out/costs.db" --json "$out/predict.json" --timeline "$out/predict_timeline.json" | head -3
 
 step "5. HTML reports (self-contained, open offline in any browser)"

@@ -80,6 +80,8 @@ CostDb read_cost_db(const std::string& path) {
         if (!(c.time_us >= 0)) fail({path, -1, -1, where + ".time_us"}, "must be >= 0");
         if (o["samples"].get(v) == simdjson::SUCCESS) c.samples = static_cast<int>(number(v, path, "samples"));
         if (o["threads"].get(v) == simdjson::SUCCESS) c.threads = static_cast<int>(number(v, path, "threads"));
+        bool sweep = false;
+        if (o["sweep"].get(sweep) == simdjson::SUCCESS) c.from_sweep = sweep;
         db.add(c);
     }
     return db;
@@ -113,7 +115,9 @@ void write_cost_db(const CostDb& db, const std::string& path) {
     for (const auto& [sig, c] : db.ops) {
         w.begin_object().field("signature", c.signature).field("name", c.name).field("family", family_name(c.family));
         w.field("flops", static_cast<long long>(c.flops)).field("bytes", c.bytes).field("time_us", c.time_us);
-        w.field("samples", c.samples).field("threads", c.threads).end_object();
+        w.field("samples", c.samples).field("threads", c.threads);
+        if (c.from_sweep) w.field("sweep", true);
+        w.end_object();
     }
     w.end_array().end_object();
     write_output(path, w.str() + "\n");

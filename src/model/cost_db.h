@@ -34,6 +34,9 @@ struct OpCost {
     double time_us = 0;
     int samples = 0;
     int threads = 0;  // intra-op threads it was measured with
+    // Measured in calibrate's shape sweep rather than in a trace's step: its
+    // inputs came cold from memory, not from the op before it.
+    bool from_sweep = false;
 };
 
 // Host time the original spends per top-level op beyond the op itself, in

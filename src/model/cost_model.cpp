@@ -78,27 +78,42 @@ CostModel::CostModel(const CostDb& db, int threads, const std::set<std::string>&
 void CostModel::fit(const std::set<std::string>* unseen) {
     const CostDb& db = db_;
     const int threads = threads_;
-    std::array<std::vector<std::pair<double, double>>, static_cast<size_t>(OpFamily::kCount)> rate, bw;
-    std::map<std::string, std::vector<std::pair<double, double>>> by_name;
+    // Points measured in traces' steps, and in calibrate's shape sweep. A
+    // sweep's inputs come cold from memory where a step's come warm from the
+    // op before: its points fill in names and families the traces leave
+    // without points, and stay out where the traces have their own.
+    using Points = std::vector<std::pair<double, double>>;
+    constexpr size_t kFamilies = static_cast<size_t>(OpFamily::kCount);
+    std::array<std::array<Points, 2>, kFamilies> rate, bw;  // [family][from_sweep]
+    std::map<std::string, std::array<Points, 2>> by_name;
     std::vector<double> all;
     for (const auto& [key, c] : db.ops) {
         if (c.threads != threads || (unseen && unseen->count(c.signature))) continue;
         const size_t f = static_cast<size_t>(c.family);
+        const size_t s = c.from_sweep ? 1 : 0;
         if (rate_family(c.family) && c.flops > 0) {
-            rate[f].push_back({static_cast<double>(c.flops), c.time_us});
-            by_name[c.name].push_back({static_cast<double>(c.flops), c.time_us});
+            rate[f][s].push_back({static_cast<double>(c.flops), c.time_us});
+            by_name[c.name][s].push_back({static_cast<double>(c.flops), c.time_us});
         } else {
-            bw[f].push_back({static_cast<double>(c.bytes), c.time_us});
-            if (!rate_family(c.family)) by_name[c.name].push_back({static_cast<double>(c.bytes), c.time_us});
+            bw[f][s].push_back({static_cast<double>(c.bytes), c.time_us});
+            if (!rate_family(c.family)) by_name[c.name][s].push_back({static_cast<double>(c.bytes), c.time_us});
         }
         all.push_back(c.time_us);
     }
+    // The step's own points where there are at least `enough`, else the sweep's too.
+    auto pick = [](const std::array<Points, 2>& p, size_t enough) {
+        if (p[0].size() >= enough) return p[0];
+        Points both = p[0];
+        both.insert(both.end(), p[1].begin(), p[1].end());
+        return both;
+    };
     for (size_t f = 0; f < families_.size(); ++f)
-        families_[f] = rate_family(static_cast<OpFamily>(f)) ? fit_rate(rate[f]) : fit_bandwidth(bw[f]);
+        families_[f] = rate_family(static_cast<OpFamily>(f)) ? fit_rate(pick(rate[f], 2)) : fit_bandwidth(pick(bw[f], 2));
     if (!all.empty()) fallback_us_ = median(all);
     for (auto& [name, points] : by_name) {
-        if (points.size() < 2) continue;
-        names_[name] = rate_family(family_of(name)) ? fit_rate(points) : fit_bandwidth(points);
+        const Points chosen = pick(points, 2);
+        if (chosen.size() < 2) continue;
+        names_[name] = rate_family(family_of(name)) ? fit_rate(chosen) : fit_bandwidth(chosen);
     }
 }
 

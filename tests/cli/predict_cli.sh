@@ -18,6 +18,11 @@ if "$python" -c "import torch" 2> /dev/null && [ -x "$(dirname "$mimic")/mimic-t
     "$mimic" calibrate "$work/mlp" --out "$work/costs.db" --quick > "$work/cal.txt" 2> "$work/cal.err" || fail "calibrate: $(cat "$work/cal.err")"
     grep -q "signatures" "$work/cal.txt" || fail "calibrate output: $(cat "$work/cal.txt")"
     grep -q "fitted on 1 recordings" "$work/cal.txt" || fail "host time not fitted: $(cat "$work/cal.txt")"
+    # The shape sweep: every op family measured, conv and embedding too though the MLP has none.
+    grep -q "mimic calibrate: shape sweep of [0-9]* ops (.*conv.*embedding.*gemm.*norm.*optimizer.*softmax" "$work/cal.err" \
+        || fail "no shape sweep: $(grep sweep "$work/cal.err")"
+    python3 -c "import json,sys; f={o['family'] for o in json.load(open(sys.argv[1]))['ops']}; assert {'gemm','conv','embedding','norm','softmax','elementwise','reduction','optimizer','copy'} <= f, f" \
+        "$work/costs.db" || fail "the sweep's families are not in the database"
     "$mimic" predict "$work/mlp" --costs "$work/costs.db" --json "$work/p.json" > "$work/p.txt" || fail "predict"
     python3 - "$work/p.json" <<'PY' || fail "predict JSON: $(cat "$work/p.json")"
 import json, sys
@@ -54,8 +59,8 @@ PY
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); n=[x for x in d['nodes'] if x['type']=='COMP_NODE']; assert sum(int(x.get('duration_micros','0')) for x in n) > 0" \
         "$work/chakra.json" || fail "converted durations are all 0"
     # Every signature is known now: nothing is timed again.
-    "$mimic" calibrate "$work/mlp" --out "$work/costs.db" > /dev/null 2> "$work/cal2.err" || fail "calibrate again"
-    grep -q "already measured" "$work/cal2.err" || fail "re-timed known signatures: $(cat "$work/cal2.err")"
+    "$mimic" calibrate "$work/mlp" --out "$work/costs.db" --quick > /dev/null 2> "$work/cal2.err" || fail "calibrate again"
+    [ "$(grep -c "already measured" "$work/cal2.err")" = 2 ] || fail "re-timed known signatures: $(cat "$work/cal2.err")"
 fi
 
 if [ -f "$traces/pytorch/resnet_kineto.json.gz" ]; then

@@ -105,6 +105,35 @@ TEST(Model, MeasuredThenFamilyThenFallback) {
     EXPECT_EQ(CostModel(db, 2).estimate(hit).source, CostSource::Fallback);
 }
 
+TEST(Model, SweepPointsFillInWhatTheTracesLeaveWithoutPoints) {
+    CostDb db;
+    // The traces measured relu at two sizes (1 us + 1000 B/us); the sweep
+    // measured it slower, cold (10 us fixed), and measured softmax alone.
+    db.add(cost("r1", "aten::relu", -1, 1000, 2.0));
+    db.add(cost("r2", "aten::relu", -1, 8000, 9.0));
+    for (int k = 0; k < 4; ++k) {
+        OpCost cold = cost("sr" + std::to_string(k), "aten::relu", -1, 1000u << k, 10.0 + (1000u << k) / 1000.0);
+        cold.from_sweep = true;
+        db.add(cold);
+        OpCost soft = cost("ss" + std::to_string(k), "aten::_softmax", -1, 1000u << k, 3.0 + (1000u << k) / 500.0);
+        soft.from_sweep = true;
+        db.add(soft);
+    }
+    const CostModel m(db, 1);
+    // relu's own points stand: about 1 + 4 us, not the sweep's 14.
+    EXPECT_LT(m.estimate({"aten::relu", "unseen", -1, 4000}).time_us, 8.0);
+    // softmax has only the sweep's: it is modelled from them, not a fallback.
+    const CostEstimate s = m.estimate({"aten::_softmax", "unseen2", -1, 4000});
+    EXPECT_EQ(s.source, CostSource::FamilyModel);
+    EXPECT_GT(s.time_us, 5.0);
+
+    const std::string path = testing::scratch_dir("model") + "/sweep_costs.db";
+    write_cost_db(db, path);
+    const CostDb back = read_cost_db(path);
+    EXPECT_TRUE(back.find("ss0", 1)->from_sweep);
+    EXPECT_FALSE(back.find("r1", 1)->from_sweep);
+}
+
 TEST(Model, DeviceSpecsAreCheckedFieldByField) {
     const std::string good = R"({"name": "X", "match": ["X1"], "peak_tflops": {"fp32": 10, "tf32": 0, "fp16": 20, "bf16": 0},
         "memory_bandwidth_GBps": 500, "achievable_compute": 0.7, "achievable_bandwidth": 0.8, "kernel_overhead_us": 3,

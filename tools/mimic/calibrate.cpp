@@ -1,7 +1,8 @@
-// mimic calibrate TRACE... [--out costs.db] [--quick] [--threads N]
+// mimic calibrate TRACE... [--out costs.db] [--quick] [--threads N] [--no-sweeps]
 // mimic calibrate --collectives [--out DIR]
 // Measures what `mimic predict` needs on this machine: each distinct operator
-// signature of the given traces, timed through the replayer (its per-op
+// signature of the given traces and of a shape sweep per op family
+// (compose/calibration_sweep.h), timed through the replayer (its per-op
 // pass), and, from recordings whose untraced iteration time is known, the
 // host time around each op; or, with --collectives, Gloo's collectives,
 // fitted to a network for `mimic simulate` and `mimic predict`.
@@ -24,6 +25,7 @@
 
 #include "calibrate_collectives.h"
 #include "command.h"
+#include "compose/calibration_sweep.h"
 #include "compose/scale_batch.h"
 #include "io/recording/recording_dir.h"
 #include "io/trace_loader.h"
@@ -48,6 +50,7 @@ struct CalibrateArgs {
     std::vector<int> ranks = {2, 4};
     uint64_t max_bytes = 64ull << 20;
     std::vector<double> batch_scales;
+    bool no_sweeps = false;
 };
 
 // What calibrate times: a trace as given, or one rewritten at another batch
@@ -55,6 +58,7 @@ struct CalibrateArgs {
 struct CalibrationInput {
     std::string path;
     std::string threads_from;  // the meta.json whose threads it runs at ("" : --threads or this machine's)
+    bool sweep = false;        // calibrate's shape sweep, not a trace's step
 };
 
 // Each trace as given, then each at every --batch-scales factor (written
@@ -75,6 +79,17 @@ std::vector<CalibrationInput> calibration_inputs(const CalibrateArgs& args, cons
                          static_cast<long long>(st.batch_after), factor, path.c_str());
             out.push_back({path, expanded[0].meta_path});
         }
+    }
+    if (!args.no_sweeps && !args.traces.empty()) {
+        // The family models' points across shapes the traces never reach, at
+        // the first trace's thread count.
+        const std::string path = dir.path() + "/shape_sweep.json";
+        const compose::SweepStats st = compose::write_calibration_sweep(path, args.quick);
+        std::string families;
+        for (const auto& [family, n] : st.ops_per_family) families += (families.empty() ? "" : ", ") + std::to_string(n) + " " + family;
+        std::fprintf(stderr, "mimic calibrate: shape sweep of %zu ops (%s)\n", st.ops, families.c_str());
+        const std::vector<TraceInput> first = expand_trace_inputs({args.traces[0]});
+        out.push_back({path, first.size() == 1 ? first[0].meta_path : "", true});
     }
     return out;
 }
@@ -363,6 +378,9 @@ int run(const CalibrateArgs& args) {
             c.time_us = median(s->second);
             c.samples = static_cast<int>(s->second.size());
             c.threads = threads;
+            c.from_sweep = inputs[k].sweep;
+            // A step's own measurement of a signature stands over the sweep's.
+            if (const model::OpCost* known = db.find(c.signature, threads); c.from_sweep && known && !known->from_sweep) continue;
             db.add(c);
             s->second.clear();
             ++added;
@@ -414,6 +432,9 @@ const Registrar registrar{{
                        "predict --batch-scale")
             ->delimiter(',')
             ->check(CLI::PositiveNumber);
+        app.add_flag("--no-sweeps", args->no_sweeps,
+                     "time only the traces' own ops, not the shape sweep per op family (GEMM, conv, embedding, norms, softmax, "
+                     "elementwise, reductions, optimizer updates, copies) that family models fit on");
         app.add_flag("--collectives", args->collectives,
                      "measure Gloo collectives on this machine and fit ASTRA-sim network and system files (--out DIR, default calibrated_network)");
         app.add_option("--ranks", args->ranks, "with --collectives: rank counts to measure (default 2 4)")->delimiter(',');
