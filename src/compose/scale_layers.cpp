@@ -1,440 +1,76 @@
 #include "compose/scale_layers.h"
 
 #include <algorithm>
-#include <functional>
-#include <map>
-#include <set>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "compose/layer_analysis.h"
 #include "support/error.h"
 
 namespace mimic::compose {
 namespace {
 
-constexpr std::string_view kBackwardWrapper = "autograd::engine::evaluate_function";
-
-enum class UnitKind : uint8_t { Forward, Backward, Other };
-
-struct Unit {
-    size_t node = 0;               // index into the document's nodes
-    std::vector<size_t> subtree;   // the unit and everything below it, preorder
-    uint64_t signature = 0;
-    int64_t block = -1;            // -1: not part of a repeated layer
-    bool fixed = false;            // block known from the forward run or autograd's link
-    bool scalars_only = false;     // touches no tensor but scalars (an optimizer's step count)
-    bool all_layers = false;       // a foreach op over every layer's tensors: kept, its lists trimmed
-    UnitKind kind = UnitKind::Other;
-};
-
-// Where a node sits inside its layer, to find its counterpart in another layer.
-struct Place {
-    size_t unit = SIZE_MAX;
-    size_t index = 0;  // preorder position in the unit's subtree
-};
-
-using TensorKey = std::pair<int64_t, int64_t>;   // tensor id, storage id
-using StorageKey = std::pair<int64_t, int64_t>;  // storage id, generation
-
-TensorKey key_of(const JsonValue& v) { return {v.items()[0].as_int(), v.items()[1].as_int()}; }
+// A scalar's address says nothing of where it came from (Python wraps
+// numbers at addresses ops just freed): its producer is not followed.
+bool is_scalar(const JsonValue& tensor) { return tensor.items().size() <= 3 || tensor.items()[3].as_int() <= 1; }
 
 class LayerTrimmer {
 public:
-    LayerTrimmer(EtDocument& doc, int64_t keep) : doc_(doc), nodes_(doc.nodes()), keep_(keep) {}
+    LayerTrimmer(EtDocument& doc, int64_t keep) : a_(doc, "--keep-layers"), keep_(keep) {
+        if (keep_ > static_cast<int64_t>(a_.count()))
+            fail({doc.path(), static_cast<int64_t>(a_.first_layer_node()), -1, "--keep-layers"},
+                 "the trace has " + std::to_string(a_.count()) + " repeated layers; cannot keep " + std::to_string(keep_));
+        a_.require_alike(static_cast<size_t>(keep_ - 1), a_.count() - 1);
+    }
 
     LayerStats run() {
-        if (keep_ < 1) fail({doc_.path(), -1, -1, "--keep-layers"}, "keep at least one layer");
-        index_nodes();
-        collect_units();
-        find_run();
-        link_backward();
-        for (int pass = 0; pass < 2; ++pass) follow_storages();
-        place_scalar_units();
-        group_blocks();
-        rewire_and_remove();
+        stats_.layers_before = static_cast<int64_t>(a_.count());
+        stats_.layers_after = keep_;
+        stats_.units_per_layer = static_cast<int64_t>(a_.period());
+        stats_.first_layer_node = a_.first_layer_node();
+        stats_.layer_ops = a_.layer_ops();
+        rewire();
+        for (const LayerUnit& unit : a_.units())
+            if (unit.all_layers)
+                for (size_t i : unit.subtree) {
+                    trim_lists(a_.doc().inputs(a_.nodes()[i]));
+                    trim_lists(a_.doc().outputs(a_.nodes()[i]));
+                }
+        remove();
         return stats_;
     }
 
 private:
-    [[noreturn]] void fail_at(size_t node, const std::string& field, const std::string& message) const {
-        fail({doc_.path(), EtDocument::id(nodes_[node]), -1, field}, message);
-    }
+    bool removed(size_t node) const { return a_.block_of(node) >= keep_; }
+    bool made_by_removed(const Producer& p) const { return p.first != SIZE_MAX && removed(p.first); }
 
-    static bool is_unit(const JsonValue& n) {
-        const JsonValue* schema = EtDocument::field(n, "op_schema");
-        if (schema && schema->is_string() && !schema->as_string().empty()) return true;
-        return EtDocument::name(n).substr(0, kBackwardWrapper.size()) == kBackwardWrapper;
-    }
-
-    void index_nodes() {
-        std::unordered_map<int64_t, size_t> by_id;
-        for (size_t i = 0; i < nodes_.size(); ++i) by_id[EtDocument::id(nodes_[i])] = i;
-        children_.assign(nodes_.size(), {});
-        for (size_t i = 0; i < nodes_.size(); ++i) {
-            auto p = by_id.find(doc_.parent(nodes_[i]));
-            if (p != by_id.end() && p->second != i) children_[p->second].push_back(i);
-        }
-        for (auto& c : children_)
-            std::sort(c.begin(), c.end(), [&](size_t a, size_t b) { return EtDocument::id(nodes_[a]) < EtDocument::id(nodes_[b]); });
-    }
-
-    void collect_units() {
-        std::vector<size_t> stack;
-        for (size_t i = 0; i < nodes_.size(); ++i)
-            if (is_root_label(EtDocument::name(nodes_[i]))) stack.push_back(i);
-        std::vector<uint8_t> seen(nodes_.size(), 0);
-        while (!stack.empty()) {
-            const size_t i = stack.back();
-            stack.pop_back();
-            if (seen[i]) continue;
-            seen[i] = 1;
-            if (is_unit(nodes_[i])) {
-                units_.push_back(Unit{i, {}, 0, -1, false, false, false, UnitKind::Other});
-                continue;
-            }
-            for (size_t c : children_[i]) stack.push_back(c);
-        }
-        std::sort(units_.begin(), units_.end(),
-                  [&](const Unit& a, const Unit& b) { return EtDocument::id(nodes_[a.node]) < EtDocument::id(nodes_[b.node]); });
-        place_.assign(nodes_.size(), Place{});
-        for (size_t u = 0; u < units_.size(); ++u) {
-            Unit& unit = units_[u];
-            std::vector<size_t> stack2{unit.node};
-            std::string text;
-            while (!stack2.empty()) {
-                const size_t i = stack2.back();
-                stack2.pop_back();
-                place_[i] = Place{u, unit.subtree.size()};
-                unit.subtree.push_back(i);
-                text += EtDocument::name(nodes_[i]);
-                const EtValues in = doc_.inputs(nodes_[i]);
-                if (in.shapes) text += to_json_text(*in.shapes);
-                text += ';';
-                for (auto c = children_[i].rbegin(); c != children_[i].rend(); ++c) stack2.push_back(*c);
-            }
-            unit.signature = std::hash<std::string>()(text);
-        }
-    }
-
-    // The longest run of identical consecutive blocks among the forward's units.
-    void find_run() {
-        forward_end_ = units_.size();
-        for (size_t u = 0; u < units_.size(); ++u)
-            if (EtDocument::name(nodes_[units_[u].node]).substr(0, kBackwardWrapper.size()) == kBackwardWrapper) {
-                forward_end_ = u;
-                break;
-            }
-        struct Run {
-            size_t start = 0, period = 0, count = 0;
-        };
-        std::vector<Run> runs;
-        // Every maximal run is a candidate: zero_grad's per-parameter ops
-        // repeat per layer too, but backward differentiates none of them.
-        for (size_t p = 1; p * 2 <= forward_end_; ++p) {
-            size_t i = 0;
-            while (i + p < forward_end_) {
-                if (units_[i].signature != units_[i + p].signature) {
-                    ++i;
-                    continue;
-                }
-                size_t r = 0;
-                while (i + r + p < forward_end_ && units_[i + r].signature == units_[i + r + p].signature) ++r;
-                const size_t count = r / p + 1;
-                // Ends aligned with the matching: a unit before the run that
-                // happens to equal a layer's last one is not part of it.
-                const size_t start = i + (r + p - count * p);
-                if (count >= 2) runs.push_back(Run{start, p, count});
-                i += r;
-            }
-        }
-        std::stable_sort(runs.begin(), runs.end(),
-                         [](const Run& a, const Run& b) { return a.count * a.period > b.count * b.period; });
-        for (const Run& r : runs) {
-            if (!backward_reaches_every_block(r.start, r.period, r.count)) continue;
-            run_start_ = r.start, period_ = r.period, count_ = r.count;
-            break;
-        }
-        if (count_ == 0)
-            fail({doc_.path(), -1, -1, "--keep-layers"},
-                 "no repeated layer found: the forward has no run of two or more identical blocks of ops that backward differentiates");
-        if (keep_ > static_cast<int64_t>(count_))
-            fail({doc_.path(), EtDocument::id(nodes_[units_[run_start_].node]), -1, "--keep-layers"},
-                 "the trace has " + std::to_string(count_) + " repeated layers; cannot keep " + std::to_string(keep_));
-        for (size_t u = run_start_; u < run_start_ + count_ * period_; ++u) {
-            units_[u].block = static_cast<int64_t>((u - run_start_) / period_);
-            units_[u].fixed = true;
-            units_[u].kind = UnitKind::Forward;
-        }
-        stats_.layers_before = static_cast<int64_t>(count_);
-        stats_.layers_after = keep_;
-        stats_.units_per_layer = static_cast<int64_t>(period_);
-        stats_.first_layer_node = static_cast<uint64_t>(EtDocument::id(nodes_[units_[run_start_].node]));
-        for (size_t u = run_start_; u < run_start_ + period_; ++u)
-            stats_.layer_ops += (stats_.layer_ops.empty() ? "" : ", ") + std::string(EtDocument::name(nodes_[units_[u].node]));
-    }
-
-    std::vector<int64_t> seq_ids(const Unit& u) const {
-        std::vector<int64_t> out;
-        for (size_t i : u.subtree) {
-            const JsonValue* s = EtDocument::field(nodes_[i], "seq_id");
-            if (s && s->is_integer() && s->as_int() >= 0) out.push_back(s->as_int());
-        }
-        return out;
-    }
-
-    // Sequence number -> block of the latest forward unit that recorded it
-    // (an op that makes no autograd node records the counter unchanged, so
-    // the op that made the node is the last one with its number).
-    std::unordered_map<int64_t, int64_t> seq_blocks(size_t start, size_t period, size_t count) const {
-        std::unordered_map<int64_t, int64_t> blocks;
-        for (size_t u = 0; u < forward_end_; ++u) {
-            const int64_t b = u >= start && u < start + period * count ? static_cast<int64_t>((u - start) / period) : -1;
-            for (int64_t s : seq_ids(units_[u])) blocks[s] = b;
-        }
-        return blocks;
-    }
-
-    bool backward_reaches_every_block(size_t start, size_t period, size_t count) const {
-        const auto blocks = seq_blocks(start, period, count);
-        std::vector<uint8_t> reached(count, 0);
-        for (size_t u = forward_end_; u < units_.size(); ++u)
-            for (int64_t s : seq_ids(units_[u])) {
-                auto it = blocks.find(s);
-                if (it != blocks.end() && it->second >= 0) reached[static_cast<size_t>(it->second)] = 1;
-            }
-        return std::all_of(reached.begin(), reached.end(), [](uint8_t r) { return r != 0; });
-    }
-
-    void link_backward() {
-        const auto blocks = seq_blocks(run_start_, period_, count_);
-        for (size_t u = forward_end_; u < units_.size(); ++u) {
-            std::set<int64_t> found;
-            bool linked = false;
-            for (int64_t s : seq_ids(units_[u])) {
-                auto it = blocks.find(s);
-                if (it == blocks.end()) continue;
-                linked = true;
-                if (it->second >= 0) found.insert(it->second);
-            }
-            if (!linked) continue;
-            if (found.size() > 1)
-                fail_at(units_[u].node, "seq_id", "differentiates ops of layers " + std::to_string(*found.begin()) + " and " +
-                                                      std::to_string(*found.rbegin()) + " at once");
-            units_[u].fixed = true;
-            units_[u].kind = UnitKind::Backward;
-            units_[u].block = found.empty() ? -1 : *found.begin();
-        }
-    }
-
-    template <typename Fn>
-    void for_each_tensor_of(size_t node, bool outputs, Fn&& fn) {
-        const EtValues side = outputs ? doc_.outputs(nodes_[node]) : doc_.inputs(nodes_[node]);
-        visit_tensors(side, [&](const EtTensor& t) { fn(t); });
-    }
-
-    // Scalars (a wrapped Python number, a step count) say nothing of a layer,
-    // and Python makes them at addresses ops used a moment before; a storage
-    // id of none is not followed either.
-    static bool follows(const EtTensor& t) {
-        const auto& v = t.value.items();
-        return v[1].as_int() > 0 && v.size() > 3 && v[3].as_int() > 1;
-    }
-
-    // Units with no autograd link take the block of the parameters,
-    // gradients and optimizer state they touch; what they make takes theirs.
-    // 1.13's observer names a storage by its address, which a later
-    // allocation reuses: a storage made afresh (first seen in a unit as an
-    // output of an op that did not read it) starts a new generation, so a
-    // freed temporary's block does not pass to the next tensor at its address.
-    void follow_storages() {
-        std::map<int64_t, int64_t> generation;
-        std::map<int64_t, std::set<int64_t>> made_tensors;  // storage -> tensor ids ops gave it in this generation
-        for (size_t u = 0; u < units_.size(); ++u) {
-            Unit& unit = units_[u];
-            // The forward outside the layers (the head, the loss, a metric)
-            // may read the last layer's output and is no layer's work; there
-            // only parameters, gradients and state (zero_grad's) place a unit.
-            const bool by_state_only = u < forward_end_;
-            std::set<int64_t> seen;
-            std::set<StorageKey> touched, made, read_first;
-            for (size_t i : unit.subtree) {
-                for_each_tensor_of(i, false, [&](const EtTensor& t) {
-                    const int64_t s = t.value.items()[1].as_int();
-                    if (s <= 0 || !follows(t)) return;
-                    // A tensor no op made at an address ops used in the step:
-                    // Python allocated it (a wrapped scalar, torch.tensor()).
-                    const int64_t tid = t.value.items()[0].as_int();
-                    if (generation[s] > 0 && !seen.count(s) && !made_tensors[s].count(tid)) {
-                        ++generation[s];
-                        made_tensors[s] = {tid};
-                    }
-                    seen.insert(s);
-                    const StorageKey k{s, generation[s]};
-                    touched.insert(k);
-                    if (!storage_made_.count(k)) read_first.insert(k);
-                });
-                for_each_tensor_of(i, true, [&](const EtTensor& t) {
-                    const int64_t s = t.value.items()[1].as_int();
-                    if (s <= 0 || !follows(t)) return;
-                    // Made here only when nothing in the unit read it: a
-                    // view or an in-place op's output is its input's storage.
-                    const bool fresh = seen.insert(s).second;
-                    if (fresh) {
-                        ++generation[s];
-                        made_tensors[s].clear();
-                    }
-                    made_tensors[s].insert(t.value.items()[0].as_int());
-                    const StorageKey k{s, generation[s]};
-                    touched.insert(k);
-                    if (fresh) made.insert(k);
-                });
-            }
-            unit.scalars_only = touched.empty();
-            if (!unit.fixed) {
-                std::set<int64_t> blocks;
-                for (const StorageKey& k : touched) {
-                    if (by_state_only && (k.second != 0 || storage_made_.count(k))) continue;
-                    auto it = storage_block_.find(k);
-                    if (it != storage_block_.end() && it->second >= 0) blocks.insert(it->second);
-                }
-                // A foreach op (the optimizer of PyTorch 2.x) takes lists of
-                // every parameter: it stays, and loses the dropped layers'
-                // elements.
-                unit.all_layers = EtDocument::name(nodes_[unit.node]).rfind("aten::_foreach_", 0) == 0;
-                if (unit.all_layers) blocks.clear();
-                if (blocks.size() > 1)
-                    fail_at(unit.node, "inputs", "touches the tensors of layers " + std::to_string(*blocks.begin()) + " and " +
-                                                     std::to_string(*blocks.rbegin()) +
-                                                     " at once (a flat gradient bucket, as DDP keeps): its layers cannot be told apart");
-                unit.block = blocks.empty() ? -1 : *blocks.begin();
-            }
-            if (unit.block < 0) {
-                for (const StorageKey& k : made) storage_made_.insert(k);
-                continue;
-            }
-            // A layer's parameters and state (read before anything made
-            // them) and what it makes are the layer's.
-            for (const StorageKey& k : read_first) {
-                storage_block_.emplace(k, unit.block);
-                if (k.second == 0) persistent_block_.emplace(k.first, unit.block);
-            }
-            for (const StorageKey& k : made) {
-                storage_block_[k] = unit.block;
-                storage_made_.insert(k);
-            }
-        }
-    }
-
-    // A unit that touches scalars only (AdamW's step_t += 1 and step_t.item()
-    // for each parameter) is placed with the next unit under the same parent
-    // that touches tensors: an optimizer works parameter by parameter.
-    void place_scalar_units() {
-        for (size_t u = 0; u < units_.size(); ++u) {
-            if (units_[u].fixed || !units_[u].scalars_only) continue;
-            const int64_t parent = doc_.parent(nodes_[units_[u].node]);
-            for (size_t v = u + 1; v < units_.size(); ++v) {
-                if (doc_.parent(nodes_[units_[v].node]) != parent) break;
-                if (units_[v].scalars_only && !units_[v].fixed) continue;
-                units_[u].block = units_[v].block;
-                break;
-            }
-        }
-    }
-
-    // Dropped layers' work is found unit by unit, whatever its shape. Only the
-    // last kept layer and the last layer are paired op by op (see rewiring),
-    // so only they must have the same work. (The first layer of a stack often
-    // differs in backward: its input needs no gradient.)
-    void group_blocks() {
-        layer_units_.assign(count_, {});
-        for (size_t u = 0; u < units_.size(); ++u)
-            if (units_[u].block >= 0) layer_units_[static_cast<size_t>(units_[u].block)][units_[u].kind].push_back(u);
-        static const char* kind_names[] = {"forward", "backward", "optimizer and gradient"};
-        const size_t a = static_cast<size_t>(keep_ - 1), b = count_ - 1;
-        if (a == b) return;
-        for (UnitKind kind : {UnitKind::Forward, UnitKind::Backward, UnitKind::Other}) {
-            const auto& mine = layer_units_[a][kind];
-            const auto& last = layer_units_[b][kind];
-            if (mine.size() != last.size())
-                fail({doc_.path(), EtDocument::id(nodes_[units_[(last.empty() ? mine : last).front()].node]), -1, "--keep-layers"},
-                     "layer " + std::to_string(b) + " has " + std::to_string(last.size()) + " " +
-                         kind_names[static_cast<int>(kind)] + " ops, layer " + std::to_string(a) + " has " +
-                         std::to_string(mine.size()) + ": the layers are not alike");
-        }
-    }
-
-    // The node at the same place in layer `block`, or SIZE_MAX when that
-    // layer's unit there has another shape.
-    size_t counterpart(size_t node, int64_t block) const {
-        const Place& p = place_[node];
-        const Unit& unit = units_[p.unit];
-        const auto& list = layer_units_[static_cast<size_t>(unit.block)].at(unit.kind);
-        const size_t j = static_cast<size_t>(std::find(list.begin(), list.end(), p.unit) - list.begin());
-        const auto& theirs = layer_units_[static_cast<size_t>(block)].at(unit.kind);
-        if (j >= theirs.size()) return SIZE_MAX;
-        const Unit& other = units_[theirs[j]];
-        if (other.subtree.size() != unit.subtree.size()) return SIZE_MAX;
-        return other.subtree[p.index];
-    }
-
-    std::vector<JsonValue*> tensors_of(size_t node, bool outputs) {
-        std::vector<JsonValue*> out;
-        for_each_tensor_of(node, outputs, [&](const EtTensor& t) { out.push_back(&t.value); });
-        return out;
-    }
-
-    void rewire_and_remove() {
-        const int64_t dropped = static_cast<int64_t>(count_) - keep_;
-        auto removed = [&](size_t node) {
-            const Place& p = place_[node];
-            return p.unit != SIZE_MAX && units_[p.unit].block >= keep_;
-        };
-        std::vector<size_t> order(nodes_.size());
-        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return EtDocument::id(nodes_[a]) < EtDocument::id(nodes_[b]); });
-        // Who made each input when it was read (ids are addresses, which
-        // later tensors reuse): (node, output position), or none.
-        constexpr std::pair<size_t, size_t> kNobody{SIZE_MAX, 0};
-        std::vector<std::vector<std::pair<size_t, size_t>>> made_by(nodes_.size());
-        {
-            std::map<TensorKey, std::pair<size_t, size_t>> producer;
-            for (size_t i : order) {
-                for (const JsonValue* in : tensors_of(i, false)) {
-                    auto it = producer.find(key_of(*in));
-                    made_by[i].push_back(it == producer.end() ? kNobody : it->second);
-                }
-                const std::vector<JsonValue*> outputs = tensors_of(i, true);
-                for (size_t k = 0; k < outputs.size(); ++k) producer[key_of(*outputs[k])] = {i, k};
-            }
-        }
-        auto made_by_removed = [&](const std::pair<size_t, size_t>& p) { return p.first != SIZE_MAX && removed(p.first); };
+    // What a kept op read from a dropped one: the head reads the last kept
+    // layer's output where it read the last layer's; the last kept layer's
+    // backward reads the gradient the last layer's backward read.
+    void rewire() {
+        const int64_t dropped = static_cast<int64_t>(a_.count()) - keep_;
         // Replacements are read from the original values, before any rewrite.
         std::vector<std::pair<JsonValue*, JsonValue>> rewrites;
-        for (size_t i : order) {
-            if (removed(i) || place_[i].unit == SIZE_MAX) continue;
-            const Unit& unit = units_[place_[i].unit];
+        for (size_t i : a_.order()) {
+            if (removed(i) || a_.place(i).unit == SIZE_MAX) continue;
+            const LayerUnit& unit = a_.units()[a_.place(i).unit];
             if (unit.all_layers) continue;  // its dropped layers' elements are taken out instead
-            const std::vector<JsonValue*> inputs = tensors_of(i, false);
+            const std::vector<JsonValue*> inputs = a_.tensors_of(i, false);
             for (size_t q = 0; q < inputs.size(); ++q) {
-                const std::pair<size_t, size_t> source = made_by[i][q];
-                // A scalar's address says nothing of where it came from
-                // (Python wraps numbers at addresses ops just freed).
-                if (!made_by_removed(source) || inputs[q]->items().size() <= 3 || inputs[q]->items()[3].as_int() <= 1) continue;
+                const Producer source = a_.made_by(i)[q];
+                if (!made_by_removed(source) || is_scalar(*inputs[q])) continue;
                 const JsonValue* replacement = nullptr;
                 if (unit.block >= 0) {
-                    // A kept layer reads what the layer as far from the end read.
-                    const size_t twin = counterpart(i, unit.block + dropped);
+                    const size_t twin = a_.counterpart(i, unit.block + dropped);
                     if (twin != SIZE_MAX) {
-                        const std::vector<JsonValue*> theirs = tensors_of(twin, false);
-                        if (q < theirs.size() && !made_by_removed(made_by[twin][q])) replacement = theirs[q];
+                        const std::vector<JsonValue*> theirs = a_.tensors_of(twin, false);
+                        if (q < theirs.size() && !made_by_removed(a_.made_by(twin)[q])) replacement = theirs[q];
                     }
                 } else {
-                    // Outside the layers: read the same output of the last kept layer.
-                    const int64_t b = units_[place_[source.first].unit].block - dropped;
-                    const size_t twin = b >= 0 ? counterpart(source.first, b) : SIZE_MAX;
+                    const int64_t b = a_.block_of(source.first) - dropped;
+                    const size_t twin = b >= 0 ? a_.counterpart(source.first, b) : SIZE_MAX;
                     if (twin != SIZE_MAX) {
-                        const std::vector<JsonValue*> outs = tensors_of(twin, true);
+                        const std::vector<JsonValue*> outs = a_.tensors_of(twin, true);
                         if (source.second < outs.size()) replacement = outs[source.second];
                     }
                 }
@@ -447,21 +83,19 @@ private:
             }
         }
         for (auto& [target, value] : rewrites) *target = std::move(value);
-        for (const Unit& unit : units_)
-            if (unit.all_layers)
-                for (size_t i : unit.subtree) {
-                    trim_lists(doc_.inputs(nodes_[i]));
-                    trim_lists(doc_.outputs(nodes_[i]));
-                }
+    }
+
+    void remove() {
+        std::vector<JsonValue>& nodes = a_.nodes();
         std::vector<JsonValue> kept;
-        kept.reserve(nodes_.size());
-        for (size_t i = 0; i < nodes_.size(); ++i) {
+        kept.reserve(nodes.size());
+        for (size_t i = 0; i < nodes.size(); ++i) {
             if (removed(i))
                 ++stats_.nodes_removed;
             else
-                kept.push_back(std::move(nodes_[i]));
+                kept.push_back(std::move(nodes[i]));
         }
-        nodes_ = std::move(kept);
+        nodes = std::move(kept);
     }
 
     // Drops the dropped layers' tensors from a side's tensor lists, with
@@ -473,8 +107,8 @@ private:
             std::vector<size_t> drop;
             for (size_t e = 0; e < list.size(); ++e) {
                 if (!is_tensor_value(list[e])) continue;
-                auto it = persistent_block_.find(list[e].items()[1].as_int());
-                if (it != persistent_block_.end() && it->second >= keep_) drop.push_back(e);
+                auto it = a_.persistent_block().find(list[e].items()[1].as_int());
+                if (it != a_.persistent_block().end() && it->second >= keep_) drop.push_back(e);
             }
             if (drop.empty()) continue;
             for (JsonValue* aligned : {side.shapes, side.strides}) {
@@ -482,8 +116,16 @@ private:
                 std::vector<JsonValue>& items = aligned->items()[v].items();
                 if (items.size() == list.size()) erase_at(items, drop);
             }
-            if (side.types && side.types->is_array() && v < side.types->items().size() && side.types->items()[v].is_string())
-                drop_type_elements(side.types->items()[v].mutable_string(), drop, list.size());
+            if (side.types && side.types->is_array() && v < side.types->items().size() && side.types->items()[v].is_string()) {
+                std::string& type = side.types->items()[v].mutable_string();
+                std::vector<std::string> elements = list_type_elements(type, list.size());
+                if (!elements.empty()) {
+                    std::vector<std::string> kept;
+                    for (size_t e = 0; e < elements.size(); ++e)
+                        if (std::find(drop.begin(), drop.end(), e) == drop.end()) kept.push_back(elements[e]);
+                    type = list_type(type, kept);
+                }
+            }
             erase_at(list, drop);
             stats_.list_elements_removed += drop.size();
         }
@@ -493,47 +135,16 @@ private:
         for (auto it = drop.rbegin(); it != drop.rend(); ++it) items.erase(items.begin() + static_cast<std::ptrdiff_t>(*it));
     }
 
-    // "GenericList[Tensor(float),Tensor(float)]" less the elements at `drop`.
-    static void drop_type_elements(std::string& type, const std::vector<size_t>& drop, size_t count) {
-        const size_t open = type.find('[');
-        if (open == std::string::npos || type.empty() || type.back() != ']') return;
-        std::vector<std::string> parts;
-        int depth = 0;
-        size_t start = open + 1;
-        for (size_t c = open + 1; c + 1 < type.size(); ++c) {
-            if (type[c] == '[' || type[c] == '(') ++depth;
-            if (type[c] == ']' || type[c] == ')') --depth;
-            if (type[c] == ',' && depth == 0) {
-                parts.push_back(type.substr(start, c - start));
-                start = c + 1;
-            }
-        }
-        parts.push_back(type.substr(start, type.size() - 1 - start));
-        if (parts.size() != count) return;
-        std::string out = type.substr(0, open + 1);
-        for (size_t e = 0, kept = 0; e < parts.size(); ++e) {
-            if (std::find(drop.begin(), drop.end(), e) != drop.end()) continue;
-            out += (kept++ ? "," : "") + parts[e];
-        }
-        type = out + "]";
-    }
-
-    EtDocument& doc_;
-    std::vector<JsonValue>& nodes_;
+    LayerAnalysis a_;
     int64_t keep_;
-    std::vector<std::vector<size_t>> children_;
-    std::vector<Unit> units_;
-    std::vector<Place> place_;
-    size_t forward_end_ = 0, run_start_ = 0, period_ = 0, count_ = 0;
-    std::map<StorageKey, int64_t> storage_block_;  // (storage, generation) -> layer
-    std::set<StorageKey> storage_made_;           // made in the step, not carried in from before it
-    std::map<int64_t, int64_t> persistent_block_; // parameter, gradient and state storages -> layer
-    std::vector<std::map<UnitKind, std::vector<size_t>>> layer_units_;
     LayerStats stats_;
 };
 
 }  // namespace
 
-LayerStats keep_layers(EtDocument& doc, int64_t keep) { return LayerTrimmer(doc, keep).run(); }
+LayerStats keep_layers(EtDocument& doc, int64_t keep) {
+    if (keep < 1) fail({doc.path(), -1, -1, "--keep-layers"}, "keep at least one layer");
+    return LayerTrimmer(doc, keep).run();
+}
 
 }  // namespace mimic::compose

@@ -2,20 +2,12 @@
 // K of a model's repeated layers, an ET of the same schema that replay runs:
 // a deep model shrunk to fit a small machine, its step's shape kept.
 //
-// How the layers are found, without a table of modules:
-// - The step's top-level units (operators, autograd's evaluate_function
-//   wrappers) are signed by name and input shapes, subtree included. The
-//   forward is every unit before backward's first wrapper. Its longest run of
-//   N >= 2 identical consecutive blocks is the repeated layer.
-// - A backward unit belongs to the block whose forward recorded its sequence
-//   number (autograd's link between the two). A unit outside both, with no
-//   such link (gradient accumulation, zero_grad, the optimizer's per-parameter
-//   ops), belongs to the block whose parameters, gradients or optimizer state
-//   it touches, followed through the temporaries it makes.
-// - The last N-K blocks are dropped: their forward, backward and optimizer
-//   units, and their elements in the lists of a foreach optimizer's ops. What a kept op read from a dropped one is rewired: the head reads
-//   the last kept block's output where it read the last block's; the last
-//   kept block's backward reads the gradient the last block's backward read.
+// The layers are found as compose/layer_analysis.h says. The last N-K are
+// dropped: their forward, backward and optimizer units, and their elements
+// in the lists of a foreach optimizer's ops. What a kept op read from a
+// dropped one is rewired: the head reads the last kept layer's output where
+// it read the last layer's; the last kept layer's backward reads the gradient
+// the last layer's backward read.
 #pragma once
 
 #include <cstdint>
