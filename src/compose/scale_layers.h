@@ -26,6 +26,7 @@ struct LayerStats {
     uint64_t inputs_rewired = 0;     // tensor inputs of kept ops pointed at a kept producer
     uint64_t inputs_left = 0;        // made by a dropped op with no counterpart: replay materialises them
     uint64_t list_elements_removed = 0;  // dropped layers' tensors taken out of foreach ops' lists
+    uint64_t nodes_added = 0;        // --repeat-layers: nodes of the copied layers
     std::string layer_ops;           // the block's op names, for the report ("aten::linear, aten::relu")
 };
 
@@ -34,5 +35,14 @@ struct LayerStats {
 // backward or optimizer work differs, or one op other than a foreach op
 // serves several layers (DDP's flat gradient buckets).
 LayerStats keep_layers(EtDocument& doc, int64_t keep);
+
+// `--repeat-layers K`: the step with K layers (K above the trace's N), each
+// new one a copy of the last: its forward after the last layer's, its
+// backward before it (backward runs from the last layer down), its zero_grad
+// and optimizer work after the last layer's, with fresh tensor, storage and
+// sequence ids, and node ids renumbered in execution order. The head then
+// reads the last copy's output and the recorded last layer's backward the
+// first copy's gradient. Traces whose optimizer is a foreach op are refused.
+LayerStats repeat_layers(EtDocument& doc, int64_t layers);
 
 }  // namespace mimic::compose

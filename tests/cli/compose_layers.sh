@@ -1,8 +1,9 @@
 #!/bin/bash
-# End-to-end: mimic scale --keep-layers on real recordings made now. An MLP (512-wide hidden
-# layers) and a transformer LM (tests/python/batch_models.py) are recorded with 4, 2 and 1
-# layers; the 4-layer trace trimmed to 2 and to 1 must give the top-level ops (name, shapes,
-# size lists) of the real recording with that many layers, and must replay whole. Traces with
+# End-to-end: mimic scale --keep-layers and --repeat-layers on real recordings made now. An MLP
+# (512-wide hidden layers) and a transformer LM (tests/python/batch_models.py) are recorded with
+# 4, 2 and 1 layers; the 4-layer trace trimmed to 2 and to 1, and the 2-layer one repeated to 4,
+# must give the top-level ops (name, shapes, size lists) of the real recording with that many
+# layers, and must replay whole. Traces with
 # no repeated layer, with layers one op serves at once, and out-of-range counts fail with one
 # clear line.
 # $1 = mimic binary, $2 = shared traces dir. Exit 77 = skipped.
@@ -47,8 +48,10 @@ assert foreach[0]["input_types"][0].count("Tensor") == 4, foreach[0]["input_type
 assert sum(n["name"] == "aten::linear" for n in d["nodes"]) == 2
 PY
     "$MIMIC" analyze "$TMP/linear2.json.gz" > /dev/null || fail "analyze the trimmed linear_et"
+    expect_error "node 1145: field '--repeat-layers': a foreach op takes every layer's tensors" \
+        "$TRACES/pytorch/linear_et.json.gz" --repeat-layers 30 -o "$TMP/x.json"
 fi
-expect_error "give --batch X, --keep-layers K or both" "$TRACES/pytorch/resnet_et.json.gz" -o "$TMP/x.json"
+expect_error "give --batch X, --keep-layers K or --repeat-layers K" "$TRACES/pytorch/resnet_et.json.gz" -o "$TMP/x.json"
 
 "$MIMIC" replay --help > /dev/null 2>&1 || { echo "mimic built without libtorch: shared traces checked, recordings skipped"; exit 0; }
 /usr/bin/python3 -c "import torch" 2> /dev/null || { echo "no torch in /usr/bin/python3: recordings skipped"; exit 0; }
@@ -68,6 +71,41 @@ for model in mlp transformer; do
         > "$TMP/replay.txt" 2>&1 || { cat "$TMP/replay.txt"; fail "replay $model trimmed"; }
     grep -q "top-level replayed (100.00%)" "$TMP/replay.txt" || fail "$model trimmed did not replay whole: $(grep top-level "$TMP/replay.txt")"
     expect_error "the trace has 4 repeated layers; cannot keep 5" "$TMP/${model}_4" --keep-layers 5 -o "$TMP/x.json"
+    # The other way: 2 layers made 4, against the real 4-layer recording, and replayed whole.
+    out=$("$MIMIC" scale "$TMP/${model}_2" --repeat-layers 4 -o "$TMP/${model}_repeat4.json") || fail "repeat $model to 4"
+    echo "$out" | grep -q "layers 2 -> 4" || fail "$model's layers: $out"
+    compare "$TMP/${model}_repeat4.json" "$TMP/${model}_4/et.json.gz" || fail "$model repeated to 4 layers differs from the recording with 4"
+    python3 - "$TMP/${model}_repeat4.json" "$TMP/${model}_4/et.json.gz" <<'PY' || fail "$model repeated: ids and tensors"
+import gzip, json, sys
+def load(path):
+    return json.load(gzip.open(path) if path.endswith(".gz") else open(path))["nodes"]
+def tensors(values, out):
+    if isinstance(values, list) and len(values) == 6 and all(isinstance(x, int) for x in values[:5]):
+        out.append(values)
+    elif isinstance(values, list):
+        for v in values:
+            tensors(v, out)
+    return out
+def held(nodes):
+    """Storages read before any op made them: parameters, gradients, optimizer state, data."""
+    made, held = set(), set()
+    for n in sorted(nodes, key=lambda n: n["id"]):
+        held |= {t[1] for t in tensors(n["inputs"], []) if t[3] > 1 and t[1] not in made}
+        made |= {t[1] for t in tensors(n["outputs"], [])}
+    return len(held)
+repeated, real = load(sys.argv[1]), load(sys.argv[2])
+ids = [n["id"] for n in repeated]
+assert len(set(ids)) == len(ids), "duplicate node ids"
+assert all(n["parent"] in set(ids) for n in repeated), "a parent that is no node"
+# Every copied layer holds parameters, gradients and state of its own, as the real 4 layers do.
+assert held(repeated) == held(real), (held(repeated), held(real))
+PY
+    "$MIMIC" convert "$TMP/${model}_repeat4.json" --out "$TMP/${model}_repeat4_chakra" > /dev/null 2>&1 || fail "convert $model repeated"
+    "$MIMIC" replay "$TMP/${model}_repeat4.json" --warmup 0 --iters 1 --op-passes 1 --profiled-sessions 1 --no-profiled-pass \
+        > "$TMP/replay.txt" 2>&1 || { cat "$TMP/replay.txt"; fail "replay $model repeated"; }
+    grep -q "top-level replayed (100.00%)" "$TMP/replay.txt" || fail "$model repeated did not replay whole: $(grep top-level "$TMP/replay.txt")"
+    expect_error "the trace has 4 repeated layers; --repeat-layers 3 must be more" "$TMP/${model}_4" --repeat-layers 3 -o "$TMP/x.json"
+    expect_error "give --keep-layers or --repeat-layers, not both" "$TMP/${model}_4" --keep-layers 2 --repeat-layers 6 -o "$TMP/x.json"
     # Both at once: trimmed, then its batch doubled.
     "$MIMIC" scale "$TMP/${model}_4" --keep-layers 2 --batch 2 -o "$TMP/${model}_both.json" > /dev/null || fail "$model: layers and batch at once"
 done

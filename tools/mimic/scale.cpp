@@ -1,4 +1,4 @@
-// mimic scale TRACE [--batch X [--batch-size B]] [--keep-layers K] -o OUT [--json FILE]
+// mimic scale TRACE [--batch X [--batch-size B]] [--keep-layers K | --repeat-layers K] -o OUT [--json FILE]
 // Writes the same training step at X times its batch (compose/scale_batch.h)
 // and/or with only K of its repeated layers (compose/scale_layers.h), an ET
 // that replay runs: a benchmark of a size nobody recorded.
@@ -24,6 +24,7 @@ struct ScaleArgs {
     double batch = 0;
     int64_t batch_size = 0;
     int64_t keep_layers = 0;
+    int64_t repeat_layers = 0;
     std::string json;
 };
 
@@ -31,11 +32,16 @@ int run(const ScaleArgs& args) {
     std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
     if (inputs.size() != 1)
         fail({args.trace, -1, -1, ""}, "holds " + std::to_string(inputs.size()) + " rank traces; scale one at a time");
-    if (args.batch <= 0 && args.keep_layers <= 0) fail({args.trace, -1, -1, ""}, "give --batch X, --keep-layers K or both");
+    if (args.batch <= 0 && args.keep_layers <= 0 && args.repeat_layers <= 0)
+        fail({args.trace, -1, -1, ""}, "give --batch X, --keep-layers K or --repeat-layers K (layers and batch together too)");
+    if (args.keep_layers > 0 && args.repeat_layers > 0)
+        fail({args.trace, -1, -1, "--repeat-layers"}, "give --keep-layers or --repeat-layers, not both");
     const std::string& path = inputs.front().trace_path;
     compose::EtDocument doc = compose::EtDocument::read(path);
     compose::LayerStats layers;
     if (args.keep_layers > 0) layers = compose::keep_layers(doc, args.keep_layers);
+    if (args.repeat_layers > 0) layers = compose::repeat_layers(doc, args.repeat_layers);
+    const bool layered = args.keep_layers > 0 || args.repeat_layers > 0;
     compose::ScaleStats s;
     if (args.batch > 0) s = compose::scale_batch(doc, {args.batch, args.batch_size});
     doc.write(args.out);
@@ -51,13 +57,14 @@ int run(const ScaleArgs& args) {
                 .field("scaled_tensors", s.scaled_tensors)
                 .field("rewritten_lists", s.rewritten_lists)
                 .field("parameter_shapes", s.parameter_shapes);
-        if (args.keep_layers > 0)
+        if (layered)
             w.field("layers_before", layers.layers_before)
                 .field("layers_after", layers.layers_after)
                 .field("ops_per_layer", layers.units_per_layer)
                 .field("first_layer_node", layers.first_layer_node)
                 .field("layer_ops", layers.layer_ops)
                 .field("nodes_removed", layers.nodes_removed)
+                .field("nodes_added", layers.nodes_added)
                 .field("inputs_rewired", layers.inputs_rewired)
                 .field("inputs_materialised", layers.inputs_left)
                 .field("list_elements_removed", layers.list_elements_removed);
@@ -66,6 +73,13 @@ int run(const ScaleArgs& args) {
     }
     if (args.json == "-") return 0;
     std::printf("%s -> %s\n", path.c_str(), args.out.c_str());
+    if (args.repeat_layers > 0)
+        std::printf("  layers %lld -> %lld (a layer: %lld top-level ops from node %llu: %s); %llu nodes added, %llu inputs "
+                    "rewired to the copies\n",
+                    static_cast<long long>(layers.layers_before), static_cast<long long>(layers.layers_after),
+                    static_cast<long long>(layers.units_per_layer), static_cast<unsigned long long>(layers.first_layer_node),
+                    layers.layer_ops.size() > 160 ? (layers.layer_ops.substr(0, 160) + "...").c_str() : layers.layer_ops.c_str(),
+                    static_cast<unsigned long long>(layers.nodes_added), static_cast<unsigned long long>(layers.inputs_rewired));
     if (args.keep_layers > 0)
         std::printf("  layers %lld -> %lld (a layer: %lld top-level ops from node %llu: %s); %llu nodes removed, %llu inputs "
                     "rewired to the kept layers, %llu left for replay to materialise\n",
@@ -96,6 +110,9 @@ const Registrar registrar{{
                        "keep the first K of the model's repeated layers (found from the trace), with their backward and optimizer ops")
             ->check(CLI::PositiveNumber);
         app.add_option("--batch-size", a->batch_size, "the recorded batch B, when the most common first dimension of the data is not it")
+            ->check(CLI::PositiveNumber);
+        app.add_option("--repeat-layers", a->repeat_layers,
+                       "make the model K layers deep, the layers past the trace's copies of its last repeated layer")
             ->check(CLI::PositiveNumber);
         app.add_option("-o,--out", a->out, "output ET (.json or .json.gz)")->required();
         app.add_option("--json", a->json, "also write a summary as JSON to FILE ('-': JSON alone on stdout)");
