@@ -3,6 +3,7 @@
 #include <fstream>
 #include <vector>
 
+#include "compose/aten_schemas.h"
 #include "compose/generate_et_builder.h"
 #include "model/op_family.h"
 #include "support/error.h"
@@ -10,52 +11,7 @@
 namespace mimic::compose {
 namespace {
 
-// Schemas as torch 1.13 records them: the replay resolves each call by it.
-namespace schema {
-const char* linear = "aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor";
-const char* mm = "aten::mm(Tensor self, Tensor mat2) -> Tensor";
-const char* bmm = "aten::bmm(Tensor self, Tensor mat2) -> Tensor";
-const char* conv2d =
-    "aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> "
-    "Tensor";
-const char* conv_backward =
-    "aten::convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, int[] stride, int[] padding, "
-    "int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)";
-const char* embedding =
-    "aten::embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor";
-const char* embedding_bag =
-    "aten::embedding_bag.padding_idx(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, "
-    "Tensor? per_sample_weights, bool include_last_offset, int? padding_idx) -> (Tensor, Tensor, Tensor, Tensor)";
-const char* layer_norm =
-    "aten::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, "
-    "bool cudnn_enable=True) -> Tensor";
-const char* layer_norm_backward =
-    "aten::native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? "
-    "weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)";
-const char* batch_norm =
-    "aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float "
-    "momentum, float eps, bool cudnn_enabled) -> Tensor";
-const char* softmax = "aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor";
-const char* softmax_backward =
-    "aten::_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor";
-const char* cross_entropy =
-    "aten::cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, float "
-    "label_smoothing=0.) -> Tensor";
-const char* relu = "aten::relu(Tensor self) -> Tensor";
-const char* sigmoid = "aten::sigmoid(Tensor self) -> Tensor";
-const char* gelu = "aten::gelu(Tensor self, *, str approximate=\"none\") -> Tensor";
-const char* add = "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor";
-const char* mul = "aten::mul.Tensor(Tensor self, Tensor other) -> Tensor";
-const char* threshold_backward = "aten::threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor";
-const char* sum = "aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor";
-const char* add_ = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)";
-const char* addcdiv_ = "aten::addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)";
-const char* addcmul_ = "aten::addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)";
-const char* sqrt = "aten::sqrt(Tensor self) -> Tensor";
-const char* zero_ = "aten::zero_(Tensor(a!) self) -> Tensor(a!)";
-const char* copy_ = "aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)";
-const char* cat = "aten::cat(Tensor[] tensors, int dim=0) -> Tensor";
-}  // namespace schema
+
 
 constexpr double kMaxFlops = 1.2e9;  // about 25 ms at this class of machine's single-core GEMM rate
 
@@ -162,7 +118,7 @@ private:
                      {EtBuilder::v(f({rows, dim})), EtBuilder::v_ints({dim}), EtBuilder::v(f({dim})), EtBuilder::v(f({dim})),
                       EtBuilder::v_double(1e-5), EtBuilder::v_bool(true)},
                      {EtBuilder::v(f({rows, dim}))});
-                call("aten::native_layer_norm_backward", schema::layer_norm_backward,
+                call("aten::native_layer_norm_backward", schema::native_layer_norm_backward,
                      {EtBuilder::v(f({rows, dim})), EtBuilder::v(f({rows, dim})), EtBuilder::v_ints({dim}), EtBuilder::v(f({rows, 1})),
                       EtBuilder::v(f({rows, 1})), EtBuilder::v(f({dim})), EtBuilder::v(f({dim})), EtBuilder::v_bools({true, true, true})},
                      {EtBuilder::v(f({rows, dim})), EtBuilder::v(f({dim})), EtBuilder::v(f({dim}))});

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "compose/aten_schemas.h"
 #include "compose/generate_et_builder.h"
 #include "compose/generate_layout.h"
 #include "support/error.h"
@@ -16,52 +17,6 @@
 
 namespace mimic::compose {
 namespace {
-
-// Schemas as libtorch 1.13's dispatcher prints them (FunctionSchema's text),
-// which is what its execution-trace observer writes as op_schema.
-namespace schema {
-const char* native_layer_norm =
-    "aten::native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)";
-const char* native_layer_norm_backward =
-    "aten::native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, "
-    "Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)";
-const char* addmm = "aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor";
-const char* mm = "aten::mm(Tensor self, Tensor mat2) -> Tensor";
-const char* bmm = "aten::bmm(Tensor self, Tensor mat2) -> Tensor";
-const char* view = "aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)";
-const char* transpose = "aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)";
-const char* t = "aten::t(Tensor(a) self) -> Tensor(a)";
-const char* contiguous = "aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)";
-const char* mul_scalar = "aten::mul.Scalar(Tensor self, Scalar other) -> Tensor";
-const char* softmax = "aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor";
-const char* softmax_backward = "aten::_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor";
-const char* add = "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor";
-const char* add_ = "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)";
-const char* gelu = "aten::gelu(Tensor self, *, str approximate=\"none\") -> Tensor";
-const char* gelu_backward = "aten::gelu_backward(Tensor grad_output, Tensor self, *, str approximate=\"none\") -> Tensor";
-const char* embedding =
-    "aten::embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor";
-const char* embedding_backward =
-    "aten::embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor";
-const char* log_softmax = "aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor";
-const char* log_softmax_backward =
-    "aten::_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor";
-const char* nll_loss = "aten::nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)";
-const char* nll_loss_backward =
-    "aten::nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor";
-const char* ones_like =
-    "aten::ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, "
-    "MemoryFormat? memory_format=None) -> Tensor";
-const char* sum = "aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor";
-const char* cat = "aten::cat(Tensor[] tensors, int dim=0) -> Tensor";
-const char* send =
-    "c10d::send(Tensor[] _0, __torch__.torch.classes.c10d.ProcessGroup _1, int _2, int _3) -> __torch__.torch.classes.c10d.Work _0";
-const char* recv =
-    "c10d::recv_(Tensor[] _0, __torch__.torch.classes.c10d.ProcessGroup _1, int _2, int _3) -> __torch__.torch.classes.c10d.Work _0";
-const char* allreduce =
-    "c10d::allreduce_(Tensor[] _0, __torch__.torch.classes.c10d.ProcessGroup _1, __torch__.torch.classes.c10d.ReduceOp _2, int _3) "
-    "-> (Tensor[] _0, __torch__.torch.classes.c10d.Work _1)";
-}  // namespace schema
 
 using Shape = std::vector<int64_t>;
 

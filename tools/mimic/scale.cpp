@@ -73,21 +73,20 @@ int run(const ScaleArgs& args) {
     }
     if (args.json == "-") return 0;
     std::printf("%s -> %s\n", path.c_str(), args.out.c_str());
-    if (args.repeat_layers > 0)
-        std::printf("  layers %lld -> %lld (a layer: %lld top-level ops from node %llu: %s); %llu nodes added, %llu inputs "
-                    "rewired to the copies\n",
+    if (layered) {
+        const std::string ops =
+            layers.layer_ops.size() > 160 ? layers.layer_ops.substr(0, 160) + "..." : layers.layer_ops;
+        std::printf("  layers %lld -> %lld (a layer: %lld top-level ops from node %llu: %s); ",
                     static_cast<long long>(layers.layers_before), static_cast<long long>(layers.layers_after),
-                    static_cast<long long>(layers.units_per_layer), static_cast<unsigned long long>(layers.first_layer_node),
-                    layers.layer_ops.size() > 160 ? (layers.layer_ops.substr(0, 160) + "...").c_str() : layers.layer_ops.c_str(),
-                    static_cast<unsigned long long>(layers.nodes_added), static_cast<unsigned long long>(layers.inputs_rewired));
-    if (args.keep_layers > 0)
-        std::printf("  layers %lld -> %lld (a layer: %lld top-level ops from node %llu: %s); %llu nodes removed, %llu inputs "
-                    "rewired to the kept layers, %llu left for replay to materialise\n",
-                    static_cast<long long>(layers.layers_before), static_cast<long long>(layers.layers_after),
-                    static_cast<long long>(layers.units_per_layer), static_cast<unsigned long long>(layers.first_layer_node),
-                    layers.layer_ops.size() > 160 ? (layers.layer_ops.substr(0, 160) + "...").c_str() : layers.layer_ops.c_str(),
-                    static_cast<unsigned long long>(layers.nodes_removed), static_cast<unsigned long long>(layers.inputs_rewired),
-                    static_cast<unsigned long long>(layers.inputs_left));
+                    static_cast<long long>(layers.units_per_layer), static_cast<unsigned long long>(layers.first_layer_node), ops.c_str());
+        if (args.repeat_layers > 0)
+            std::printf("%llu nodes added, %llu inputs rewired to the copies\n", static_cast<unsigned long long>(layers.nodes_added),
+                        static_cast<unsigned long long>(layers.inputs_rewired));
+        else
+            std::printf("%llu nodes removed, %llu inputs rewired to the kept layers, %llu left for replay to materialise\n",
+                        static_cast<unsigned long long>(layers.nodes_removed), static_cast<unsigned long long>(layers.inputs_rewired),
+                        static_cast<unsigned long long>(layers.inputs_left));
+    }
     if (args.batch > 0) {
         std::printf("  batch %lld -> %lld (batch-sized dimensions: %s)\n", static_cast<long long>(s.batch_before),
                     static_cast<long long>(s.batch_after), s.batch_values.c_str());
