@@ -217,8 +217,15 @@ private:
         const size_t d = static_cast<size_t>(from.dim);
         const int64_t v = in[d];
         if (d < out.size() && out[d] == v) return {from.dim, from.inner, from.delta};
-        for (size_t k = 0; k < out.size(); ++k)
-            if (out[k] == v) return {static_cast<int>(k), from.inner, from.delta};
+        // Elsewhere at the same size only when the op moved dimensions
+        // around (the same sizes in another order): a keepdim reduction
+        // over the batch ([B, B] -> [1, B]) has a B left that is not it.
+        Shape sorted_out = out, sorted_in = in;
+        std::sort(sorted_out.begin(), sorted_out.end());
+        std::sort(sorted_in.begin(), sorted_in.end());
+        if (sorted_out == sorted_in)
+            for (size_t k = 0; k < out.size(); ++k)
+                if (out[k] == v) return {static_cast<int>(k), from.inner, from.delta};
         if (product(out) == product(in)) {
             Shape tail(in.begin() + static_cast<long>(d) + 1, in.end());
             const int64_t stride = from.inner * product(tail);  // flat stride of the batch's factor
@@ -261,13 +268,60 @@ private:
         return false;
     }
 
+    // An integer or integer-list argument (a dim, dims, a permutation).
+    std::vector<int64_t> int_args(JsonValue& node, size_t index) const {
+        const EtValues in = doc_.inputs(node);
+        if (!in.values || !in.values->is_array() || index >= in.values->items().size()) return {};
+        const JsonValue& v = in.values->items()[index];
+        if (v.is_integer()) return {v.as_int()};
+        if (std::optional<Shape> list = read_ints(&v)) return *list;
+        return {};
+    }
+
+    // Where an op that only reorders dimensions (t, transpose, permute) puts
+    // input dimension d of a rank-`rank` tensor; -1 when the op is none of
+    // those. With equal sizes (a [B, B] gradient) sizes cannot tell.
+    int moved_dim(JsonValue& node, std::string_view op, int d, size_t rank) const {
+        const auto norm = [&](int64_t k) { return static_cast<int>(k < 0 ? k + static_cast<int64_t>(rank) : k); };
+        if (op == "aten::t" || op == "aten::numpy_T") return rank < 2 ? d : static_cast<int>(rank) - 1 - d;
+        if (op == "aten::transpose") {
+            const std::vector<int64_t> a = int_args(node, 1), b = int_args(node, 2);
+            if (a.size() != 1 || b.size() != 1) return -1;
+            const int d0 = norm(a[0]), d1 = norm(b[0]);
+            return d == d0 ? d1 : d == d1 ? d0 : d;
+        }
+        if (op == "aten::permute") {
+            const std::vector<int64_t> perm = int_args(node, 1);
+            for (size_t k = 0; k < perm.size(); ++k)
+                if (norm(perm[k]) == d) return static_cast<int>(k);
+        }
+        return -1;
+    }
+
+    // Whether a reduction with a dims argument (sum, mean, amax...) reduces
+    // input dimension d: its output has no batch then, whatever sizes match.
+    bool reduces_dim(JsonValue& node, std::string_view op, int d, size_t rank) const {
+        static constexpr std::string_view kReductions[] = {"aten::sum", "aten::mean", "aten::amax", "aten::amin", "aten::logsumexp",
+                                                           "aten::var", "aten::std", "aten::nansum", "aten::prod"};
+        if (std::find(std::begin(kReductions), std::end(kReductions), op) == std::end(kReductions)) return false;
+        for (int64_t k : int_args(node, 1))
+            if ((k < 0 ? k + static_cast<int64_t>(rank) : k) == d) return true;
+        return false;
+    }
+
     // follow() from each batch-carrying input in turn (embedding_bag's output
     // follows its offsets, not its indices); else a dimension of a batch size.
-    BatchPlace follow_any(const Shape& out, const std::vector<Change>& inputs, std::string_view op) const {
+    BatchPlace follow_any(const Shape& out, const std::vector<Change>& inputs, std::string_view op, JsonValue& node) const {
         bool any = false;
         for (const Change& c : inputs) {
             if (contracted(op, c.position, c.place.dim)) continue;
+            if (c.position == 0 && reduces_dim(node, op, c.place.dim, c.old_shape.size())) continue;
             any = true;
+            if (c.position == 0) {
+                const int moved = moved_dim(node, op, c.place.dim, c.old_shape.size());
+                if (moved >= 0 && static_cast<size_t>(moved) < out.size() && out[moved] == c.old_shape[c.place.dim])
+                    return {moved, c.place.inner, c.place.delta};
+            }
             BatchPlace p = follow(out, c.old_shape, c.place);
             if (p.dim >= 0) return p;
         }
@@ -421,7 +475,7 @@ private:
                 if (!batch || !s) return;
                 BatchPlace place;
                 if (!input_changes.empty()) {
-                    place = follow_any(*s, input_changes, op);
+                    place = follow_any(*s, input_changes, op, node);
                     if (place.dim < 0) {
                         carries[k] = false;  // reduced over the batch (a sum over it, the loss)
                         return;

@@ -3,7 +3,8 @@
 # (tests/python/batch_models.py: MLP, CNN with batch norm, transformer LM, embedding-bag
 # recommender) are recorded at batch B and 2B; B scaled x2 and 2B scaled x0.5 must give
 # the top-level ops (name, shapes, size lists) of the real recording at that batch, and
-# the scaled trace must replay. Bad factors and traces fail with one clear line.
+# the scaled trace must replay; the recommender also at B = 64, its layers' width. Bad factors
+# and traces fail with one clear line.
 # $1 = mimic binary, $2 = shared traces dir. Exit 77 = skipped.
 set -u
 MIMIC=$1
@@ -44,4 +45,12 @@ for spec in mlp:64 cnn:16 transformer:8 recsys:128; do
         > "$TMP/replay.txt" 2>&1 || { cat "$TMP/replay.txt"; fail "replay $model scaled"; }
     grep -q "top-level replayed (100.00%)" "$TMP/replay.txt" || fail "$model scaled did not replay whole: $(grep top-level "$TMP/replay.txt")"
 done
+# A batch equal to the layers' width (the recommender's 64-wide layers at B = 64): a bias
+# gradient's sum over the batch of a [64, 64] and a transpose of one must not be taken for it.
+MIMIC_BATCH=64 "$MIMIC" record --script "$ROOT/tests/python/batch_models.py:recsys" --out "$TMP/recsys_64" \
+    --warmup 1 --iters 3 --threads 1 > "$TMP/rec.log" 2>&1 || { cat "$TMP/rec.log"; fail "record recsys at 64"; }
+"$MIMIC" scale "$TMP/recsys_64" --batch 2 -o "$TMP/recsys_64_up.json" > /dev/null || fail "scale recsys 64 x2"
+compare "$TMP/recsys_64_up.json" "$TMP/recsys_128/et.json.gz" || fail "recsys at B = 64 (= its width) scaled x2 differs from the recording at 128"
+"$MIMIC" scale "$TMP/recsys_128" --batch 0.5 -o "$TMP/recsys_128_down.json" > /dev/null || fail "scale recsys 128 x0.5"
+compare "$TMP/recsys_128_down.json" "$TMP/recsys_64/et.json.gz" || fail "recsys 128 scaled x0.5 differs from the recording at 64"
 echo "PASS"
