@@ -27,6 +27,7 @@ struct LayerStats {
     uint64_t inputs_left = 0;        // made by a dropped op with no counterpart: replay materialises them
     uint64_t list_elements_removed = 0;  // dropped layers' tensors taken out of foreach ops' lists
     uint64_t nodes_added = 0;        // --repeat-layers: nodes of the copied layers
+    uint64_t list_elements_added = 0;  // the copies' tensors put into foreach ops' lists
     std::string layer_ops;           // the block's op names, for the report ("aten::linear, aten::relu")
 };
 
@@ -42,7 +43,8 @@ LayerStats keep_layers(EtDocument& doc, int64_t keep);
 // and optimizer work after the last layer's, with fresh tensor, storage and
 // sequence ids, and node ids renumbered in execution order. The head then
 // reads the last copy's output and the recorded last layer's backward the
-// first copy's gradient. Traces whose optimizer is a foreach op are refused.
+// first copy's gradient. A foreach op's lists get the copies' tensors after
+// the last layer's.
 LayerStats repeat_layers(EtDocument& doc, int64_t layers);
 
 }  // namespace mimic::compose

@@ -35,10 +35,6 @@ public:
         last_ = n - 1;
         prev_ = n - 2;
         a_.require_alike(static_cast<size_t>(prev_), static_cast<size_t>(last_));
-        for (const LayerUnit& u : a_.units())
-            if (u.all_layers)
-                a_.fail_at(u.node, "--repeat-layers",
-                           "a foreach op takes every layer's tensors in one list; --repeat-layers does not lengthen such lists");
         for (const JsonValue& node : a_.nodes()) {
             next_id_ = std::max(next_id_, EtDocument::id(node));
             for (bool outputs : {false, true}) {
@@ -65,6 +61,12 @@ public:
         // the originals that now meet the copies.
         for (int64_t l = last_ + 1; l < layers_; ++l) copy_layer(l, stats);
         rewire_originals(stats);
+        for (const LayerUnit& u : a_.units())
+            if (u.all_layers)
+                for (size_t i : u.subtree) {
+                    lengthen_lists(a_.doc().inputs(a_.nodes()[i]), stats);
+                    lengthen_lists(a_.doc().outputs(a_.nodes()[i]), stats);
+                }
         renumber();
         return stats;
     }
@@ -231,6 +233,8 @@ private:
         std::vector<std::pair<JsonValue*, JsonValue>> rewrites;
         for (size_t i : a_.order()) {
             const int64_t block = a_.block_of(i);
+            // A foreach op keeps the last layer's tensors and gets the copies' beside them.
+            if (a_.place(i).unit != SIZE_MAX && a_.units()[a_.place(i).unit].all_layers) continue;
             const std::vector<JsonValue*> inputs = a_.tensors_of(i, false);
             for (size_t q = 0; q < inputs.size(); ++q) {
                 if (is_scalar(*inputs[q])) continue;
@@ -252,6 +256,50 @@ private:
             }
         }
         for (auto& [target, value] : rewrites) *target = std::move(value);
+    }
+
+    // A foreach op's lists (PyTorch 2.x's optimizer) get the copies'
+    // tensors after the last layer's, layer by layer, with their shapes,
+    // strides and element types.
+    void lengthen_lists(const EtValues& side, LayerStats& stats) {
+        if (!side.values || !side.values->is_array()) return;
+        for (size_t v = 0; v < side.values->items().size(); ++v) {
+            std::vector<JsonValue>& list = side.values->items()[v].items();
+            std::vector<size_t> mine;
+            for (size_t e = 0; e < list.size(); ++e) {
+                if (!is_tensor_value(list[e])) continue;
+                auto it = a_.persistent_block().find(list[e].items()[1].as_int());
+                if (it != a_.persistent_block().end() && it->second == last_) mine.push_back(e);
+            }
+            if (mine.empty()) continue;
+            const size_t at = mine.back() + 1;
+            std::vector<JsonValue> values;
+            for (int64_t l = last_ + 1; l < layers_; ++l)
+                for (size_t e : mine) values.push_back(mapped(l, list[e]));
+            const size_t count = list.size();
+            for (JsonValue* aligned : {side.shapes, side.strides}) {
+                if (!aligned || !aligned->is_array() || v >= aligned->items().size()) continue;
+                std::vector<JsonValue>& items = aligned->items()[v].items();
+                if (items.size() != count) continue;
+                std::vector<JsonValue> extra;
+                for (int64_t l = last_ + 1; l < layers_; ++l)
+                    for (size_t e : mine) extra.push_back(items[e]);
+                items.insert(items.begin() + static_cast<std::ptrdiff_t>(at), extra.begin(), extra.end());
+            }
+            if (side.types && side.types->is_array() && v < side.types->items().size() && side.types->items()[v].is_string()) {
+                std::string& type = side.types->items()[v].mutable_string();
+                std::vector<std::string> elements = list_type_elements(type, count);
+                if (!elements.empty()) {
+                    std::vector<std::string> extra;
+                    for (int64_t l = last_ + 1; l < layers_; ++l)
+                        for (size_t e : mine) extra.push_back(elements[e]);
+                    elements.insert(elements.begin() + static_cast<std::ptrdiff_t>(at), extra.begin(), extra.end());
+                    type = list_type(type, elements);
+                }
+            }
+            stats.list_elements_added += values.size();
+            list.insert(list.begin() + static_cast<std::ptrdiff_t>(at), values.begin(), values.end());
+        }
     }
 
     // Every node in its new place, ids renumbered in execution order and

@@ -48,8 +48,19 @@ assert foreach[0]["input_types"][0].count("Tensor") == 4, foreach[0]["input_type
 assert sum(n["name"] == "aten::linear" for n in d["nodes"]) == 2
 PY
     "$MIMIC" analyze "$TMP/linear2.json.gz" > /dev/null || fail "analyze the trimmed linear_et"
-    expect_error "node 1145: field '--repeat-layers': a foreach op takes every layer's tensors" \
-        "$TRACES/pytorch/linear_et.json.gz" --repeat-layers 30 -o "$TMP/x.json"
+    # And 21 made 25: the foreach lists get the 4 copies' weights and biases after the last layer's.
+    "$MIMIC" scale "$TRACES/pytorch/linear_et.json.gz" --repeat-layers 25 -o "$TMP/linear25.json.gz" > /dev/null \
+        || fail "repeat linear_et to 25"
+    python3 - "$TMP/linear25.json.gz" <<'PY' || fail "linear_et repeated"
+import gzip, json, sys
+d = json.load(gzip.open(sys.argv[1]))
+foreach = [n for n in d["nodes"] if n["name"].startswith("aten::_foreach_")][0]
+assert [len(v) for v in foreach["inputs"][:2]] == [50, 50], [len(v) for v in foreach["inputs"][:2]]
+assert foreach["input_types"][1].count("Tensor") == 50
+assert len({t[1] for t in foreach["inputs"][0]}) == 50 and len({t[1] for t in foreach["inputs"][1]}) == 50
+assert sum(n["name"] == "aten::linear" for n in d["nodes"]) == 25
+PY
+    "$MIMIC" analyze "$TMP/linear25.json.gz" > /dev/null || fail "analyze the repeated linear_et"
 fi
 expect_error "give --batch X, --keep-layers K or --repeat-layers K" "$TRACES/pytorch/resnet_et.json.gz" -o "$TMP/x.json"
 

@@ -67,7 +67,8 @@ int run(const ScaleArgs& args) {
                 .field("nodes_added", layers.nodes_added)
                 .field("inputs_rewired", layers.inputs_rewired)
                 .field("inputs_materialised", layers.inputs_left)
-                .field("list_elements_removed", layers.list_elements_removed);
+                .field("list_elements_removed", layers.list_elements_removed)
+                .field("list_elements_added", layers.list_elements_added);
         w.end_object();
         write_output(args.json, w.str());
     }
