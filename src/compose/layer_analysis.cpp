@@ -5,6 +5,7 @@
 #include <set>
 
 #include "support/error.h"
+#include "trace/value_types.h"
 
 namespace mimic::compose {
 namespace {
@@ -19,13 +20,10 @@ void for_each_tensor(EtDocument& doc, JsonValue& node, bool outputs, Fn&& fn) {
     visit_tensors(side, [&](const EtTensor& t) { fn(t); });
 }
 
-// Scalars (a wrapped Python number, a step count) say nothing of a layer,
-// and Python makes them at addresses ops used a moment before; a storage
-// id of none is not followed either.
-bool follows(const EtTensor& t) {
-    const auto& v = t.value.items();
-    return v[1].as_int() > 0 && v.size() > 3 && v[3].as_int() > 1;
-}
+// Storages followed from unit to unit: not scalars, and not "no storage".
+bool follows(const EtTensor& t) { return t.value.items()[1].as_int() > 0 && !is_scalar_tensor(t.value); }
+
+bool is_backward_wrapper(std::string_view name) { return name.substr(0, kBackwardWrapper.size()) == kBackwardWrapper; }
 
 }  // namespace
 
@@ -47,7 +45,7 @@ void LayerAnalysis::fail_at(size_t node, const std::string& field, const std::st
 bool LayerAnalysis::is_unit(const JsonValue& n) {
     const JsonValue* schema = EtDocument::field(n, "op_schema");
     if (schema && schema->is_string() && !schema->as_string().empty()) return true;
-    return EtDocument::name(n).substr(0, kBackwardWrapper.size()) == kBackwardWrapper;
+    return is_backward_wrapper(EtDocument::name(n));
 }
 
 void LayerAnalysis::index_nodes() {
@@ -104,7 +102,7 @@ void LayerAnalysis::collect_units() {
 void LayerAnalysis::find_run() {
     forward_end_ = units_.size();
     for (size_t u = 0; u < units_.size(); ++u)
-        if (EtDocument::name(nodes_[units_[u].node]).substr(0, kBackwardWrapper.size()) == kBackwardWrapper) {
+        if (is_backward_wrapper(EtDocument::name(nodes_[units_[u].node]))) {
             forward_end_ = u;
             break;
         }
@@ -229,8 +227,8 @@ void LayerAnalysis::follow_storages() {
         std::set<StorageKey> touched, made, read_first;
         for (size_t i : unit.subtree) {
             for_each_tensor(doc_, nodes_[i], false, [&](const EtTensor& t) {
+                if (!follows(t)) return;
                 const int64_t s = t.value.items()[1].as_int();
-                if (s <= 0 || !follows(t)) return;
                 // A tensor no op made at an address ops used in the step:
                 // Python allocated it (a wrapped scalar, torch.tensor()).
                 const int64_t tid = t.value.items()[0].as_int();
@@ -244,8 +242,8 @@ void LayerAnalysis::follow_storages() {
                 if (!storage_made_.count(k)) read_first.insert(k);
             });
             for_each_tensor(doc_, nodes_[i], true, [&](const EtTensor& t) {
+                if (!follows(t)) return;
                 const int64_t s = t.value.items()[1].as_int();
-                if (s <= 0 || !follows(t)) return;
                 // Made here only when nothing in the unit read it: a
                 // view or an in-place op's output is its input's storage.
                 const bool fresh = seen.insert(s).second;
@@ -336,10 +334,6 @@ void LayerAnalysis::require_alike(size_t a, size_t b) const {
     }
 }
 
-const std::vector<size_t>& LayerAnalysis::layer_units(int64_t block, UnitKind kind) const {
-    return layer_units_[static_cast<size_t>(block)].at(kind);
-}
-
 int64_t LayerAnalysis::block_of(size_t node) const {
     const LayerPlace& p = place_[node];
     return p.unit == SIZE_MAX ? -1 : units_[p.unit].block;
@@ -359,11 +353,7 @@ size_t LayerAnalysis::counterpart(size_t node, int64_t block) const {
     return other.subtree[p.index];
 }
 
-std::vector<JsonValue*> LayerAnalysis::tensors_of(size_t node, bool outputs) {
-    std::vector<JsonValue*> out;
-    for_each_tensor(doc_, nodes_[node], outputs, [&](const EtTensor& t) { out.push_back(&t.value); });
-    return out;
-}
+std::vector<JsonValue*> LayerAnalysis::tensors_of(size_t node, bool outputs) { return tensor_values(doc_, nodes_[node], outputs); }
 
 // Who made each input when it was read (ids are addresses, which later
 // tensors reuse).
@@ -384,29 +374,39 @@ void LayerAnalysis::record_producers() {
     }
 }
 
-std::vector<std::string> list_type_elements(const std::string& type, size_t count) {
-    const size_t open = type.find('[');
-    if (open == std::string::npos || type.empty() || type.back() != ']') return {};
-    std::vector<std::string> parts;
-    int depth = 0;
-    size_t start = open + 1;
-    for (size_t c = open + 1; c + 1 < type.size(); ++c) {
-        if (type[c] == '[' || type[c] == '(') ++depth;
-        if (type[c] == ']' || type[c] == ')') --depth;
-        if (type[c] == ',' && depth == 0) {
-            parts.push_back(type.substr(start, c - start));
-            start = c + 1;
-        }
-    }
-    parts.push_back(type.substr(start, type.size() - 1 - start));
-    if (parts.size() != count) return {};
-    return parts;
+bool is_scalar_tensor(const JsonValue& value) { return value.items().size() <= 3 || value.items()[3].as_int() <= 1; }
+
+std::vector<JsonValue*> tensor_values(const EtDocument& doc, JsonValue& node, bool outputs) {
+    std::vector<JsonValue*> out;
+    visit_tensors(outputs ? doc.outputs(node) : doc.inputs(node), [&](const EtTensor& t) { out.push_back(&t.value); });
+    return out;
 }
 
-std::string list_type(const std::string& type, const std::vector<std::string>& elements) {
-    std::string out = type.substr(0, type.find('[') + 1);
-    for (size_t e = 0; e < elements.size(); ++e) out += (e ? "," : "") + elements[e];
-    return out + "]";
+void rebuild_tensor_list(const EtValues& side, size_t v, const std::vector<size_t>& picks, std::vector<JsonValue> values) {
+    std::vector<JsonValue>& list = side.values->items()[v].items();
+    const size_t count = list.size();
+    for (JsonValue* aligned : {side.shapes, side.strides}) {
+        if (!aligned || !aligned->is_array() || v >= aligned->items().size()) continue;
+        std::vector<JsonValue>& items = aligned->items()[v].items();
+        if (items.size() != count) continue;
+        std::vector<JsonValue> rebuilt;
+        for (size_t e : picks) rebuilt.push_back(items[e]);
+        items = std::move(rebuilt);
+    }
+    if (side.types && side.types->is_array() && v < side.types->items().size() && side.types->items()[v].is_string()) {
+        std::string& type = side.types->items()[v].mutable_string();
+        const size_t open = type.find('[');
+        if (open != std::string::npos && type.back() == ']') {
+            const std::vector<std::string_view> elements =
+                split_type_list(std::string_view(type).substr(open + 1, type.size() - open - 2));
+            if (elements.size() == count) {
+                std::string rebuilt = type.substr(0, open + 1);
+                for (size_t k = 0; k < picks.size(); ++k) rebuilt += (k ? "," : "") + std::string(elements[picks[k]]);
+                type = rebuilt + "]";
+            }
+        }
+    }
+    list = std::move(values);
 }
 
 }  // namespace mimic::compose

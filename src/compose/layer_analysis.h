@@ -66,8 +66,6 @@ public:
     size_t period() const { return period_; }       // forward units per layer
     uint64_t first_layer_node() const;              // id of the first layer's first forward op
     std::string layer_ops() const;                  // the layer's forward op names
-    // Units of layer `block` of a kind, in execution order.
-    const std::vector<size_t>& layer_units(int64_t block, UnitKind kind) const;
     // Parameter, gradient and optimizer-state storage -> layer.
     const std::map<int64_t, int64_t>& persistent_block() const { return persistent_block_; }
     // Every node's index, in execution (id) order, and who made each input it read.
@@ -114,9 +112,18 @@ private:
     std::vector<std::vector<Producer>> made_by_;
 };
 
-// "GenericList[Tensor(float),Tensor(float)]" split into its elements' types
-// (empty when the text is no list of `count` elements), and joined back.
-std::vector<std::string> list_type_elements(const std::string& type, size_t count);
-std::string list_type(const std::string& type, const std::vector<std::string>& elements);
+// A tensor value of at most one element (a wrapped Python number, a step
+// count): its ids are addresses Python reuses at once, so they say nothing of
+// where it came from or which layer it belongs to.
+bool is_scalar_tensor(const JsonValue& value);
+
+// Pointers to a node's tensor values on one side, in visiting order.
+std::vector<JsonValue*> tensor_values(const EtDocument& doc, JsonValue& node, bool outputs);
+
+// Makes list `v` of a side's values (a foreach op's tensor list) the
+// elements at `picks` of the old list (repeats allowed) with `values` as
+// their tensor values; the aligned shapes and strides and the list's type
+// string ("GenericList[Tensor(float),...]") follow the same picks.
+void rebuild_tensor_list(const EtValues& side, size_t v, const std::vector<size_t>& picks, std::vector<JsonValue> values);
 
 }  // namespace mimic::compose

@@ -10,10 +10,6 @@
 namespace mimic::compose {
 namespace {
 
-// A scalar's address says nothing of where it came from (Python wraps
-// numbers at addresses ops just freed): its producer is not followed.
-bool is_scalar(const JsonValue& tensor) { return tensor.items().size() <= 3 || tensor.items()[3].as_int() <= 1; }
-
 class LayerTrimmer {
 public:
     LayerTrimmer(EtDocument& doc, int64_t keep) : a_(doc, "--keep-layers"), keep_(keep) {
@@ -58,7 +54,8 @@ private:
             const std::vector<JsonValue*> inputs = a_.tensors_of(i, false);
             for (size_t q = 0; q < inputs.size(); ++q) {
                 const Producer source = a_.made_by(i)[q];
-                if (!made_by_removed(source) || is_scalar(*inputs[q])) continue;
+                // A scalar's producer is not followed (is_scalar_tensor).
+                if (!made_by_removed(source) || is_scalar_tensor(*inputs[q])) continue;
                 const JsonValue* replacement = nullptr;
                 if (unit.block >= 0) {
                     const size_t twin = a_.counterpart(i, unit.block + dropped);
@@ -98,41 +95,23 @@ private:
         nodes = std::move(kept);
     }
 
-    // Drops the dropped layers' tensors from a side's tensor lists, with
-    // their shapes, strides and the list's type string.
+    // Drops the dropped layers' tensors from a side's tensor lists.
     void trim_lists(const EtValues& side) {
         if (!side.values || !side.values->is_array()) return;
         for (size_t v = 0; v < side.values->items().size(); ++v) {
-            std::vector<JsonValue>& list = side.values->items()[v].items();
-            std::vector<size_t> drop;
+            const std::vector<JsonValue>& list = side.values->items()[v].items();
+            std::vector<size_t> kept;
             for (size_t e = 0; e < list.size(); ++e) {
-                if (!is_tensor_value(list[e])) continue;
-                auto it = a_.persistent_block().find(list[e].items()[1].as_int());
-                if (it != a_.persistent_block().end() && it->second >= keep_) drop.push_back(e);
+                auto it = is_tensor_value(list[e]) ? a_.persistent_block().find(list[e].items()[1].as_int())
+                                                   : a_.persistent_block().end();
+                if (it == a_.persistent_block().end() || it->second < keep_) kept.push_back(e);
             }
-            if (drop.empty()) continue;
-            for (JsonValue* aligned : {side.shapes, side.strides}) {
-                if (!aligned || !aligned->is_array() || v >= aligned->items().size()) continue;
-                std::vector<JsonValue>& items = aligned->items()[v].items();
-                if (items.size() == list.size()) erase_at(items, drop);
-            }
-            if (side.types && side.types->is_array() && v < side.types->items().size() && side.types->items()[v].is_string()) {
-                std::string& type = side.types->items()[v].mutable_string();
-                std::vector<std::string> elements = list_type_elements(type, list.size());
-                if (!elements.empty()) {
-                    std::vector<std::string> kept;
-                    for (size_t e = 0; e < elements.size(); ++e)
-                        if (std::find(drop.begin(), drop.end(), e) == drop.end()) kept.push_back(elements[e]);
-                    type = list_type(type, kept);
-                }
-            }
-            erase_at(list, drop);
-            stats_.list_elements_removed += drop.size();
+            if (kept.size() == list.size()) continue;
+            stats_.list_elements_removed += list.size() - kept.size();
+            std::vector<JsonValue> values;
+            for (size_t e : kept) values.push_back(list[e]);
+            rebuild_tensor_list(side, v, kept, std::move(values));
         }
-    }
-
-    static void erase_at(std::vector<JsonValue>& items, const std::vector<size_t>& drop) {
-        for (auto it = drop.rbegin(); it != drop.rend(); ++it) items.erase(items.begin() + static_cast<std::ptrdiff_t>(*it));
     }
 
     LayerAnalysis a_;

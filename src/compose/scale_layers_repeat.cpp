@@ -17,8 +17,6 @@ namespace {
 // after (or before) an original, in layer order, keeping their source's order.
 using SortKey = std::tuple<int64_t, int64_t, int64_t>;
 
-bool is_scalar(const JsonValue& tensor) { return tensor.items().size() <= 3 || tensor.items()[3].as_int() <= 1; }
-
 JsonValue same_kind(const JsonValue& like, int64_t value) {
     if (like.is_string()) return JsonValue::of_string(std::to_string(value));
     return value < 0 ? JsonValue::of_int(value) : JsonValue::of_uint(static_cast<uint64_t>(value));
@@ -35,14 +33,13 @@ public:
         last_ = n - 1;
         prev_ = n - 2;
         a_.require_alike(static_cast<size_t>(prev_), static_cast<size_t>(last_));
-        for (const JsonValue& node : a_.nodes()) {
+        // Fresh ids above every node, tensor and storage id, and sequence numbers above every one.
+        for (size_t i = 0; i < a_.nodes().size(); ++i) {
+            const JsonValue& node = a_.nodes()[i];
             next_id_ = std::max(next_id_, EtDocument::id(node));
-            for (bool outputs : {false, true}) {
-                const EtValues side = outputs ? doc.outputs(const_cast<JsonValue&>(node)) : doc.inputs(const_cast<JsonValue&>(node));
-                visit_tensors(side, [&](const EtTensor& t) {
-                    next_id_ = std::max({next_id_, t.value.items()[0].as_int(), t.value.items()[1].as_int()});
-                });
-            }
+            for (bool outputs : {false, true})
+                for (const JsonValue* t : a_.tensors_of(i, outputs))
+                    next_id_ = std::max({next_id_, t->items()[0].as_int(), t->items()[1].as_int()});
             if (const JsonValue* s = EtDocument::field(node, "seq_id"); s && s->is_integer()) next_seq_ = std::max(next_seq_, s->as_int());
         }
         ++next_id_;
@@ -95,7 +92,7 @@ private:
     JsonValue input_in_layer(int64_t l, size_t node, size_t q, const JsonValue& value) {
         const Producer p = a_.made_by(node)[q];
         const int64_t from = p.first == SIZE_MAX ? -1 : a_.block_of(p.first);
-        if (is_scalar(value)) return value;
+        if (is_scalar_tensor(value)) return value;
         if (from == last_) return mapped(l, value);
         if (from == prev_ && p.first != SIZE_MAX) {
             // The previous layer's output: layer l-1's version of it.
@@ -117,6 +114,7 @@ private:
 
     // Layer l's backward reads the gradient the layer after it made; the
     // last layer's (l = layers_-1) reads what the recorded last layer read.
+    // The recorded last layer (l = last_) reads the first copy's.
     JsonValue gradient_from_next(int64_t l, size_t node, size_t q, const JsonValue& value) {
         if (l == layers_ - 1) return value;
         const size_t twin = a_.counterpart(node, prev_);
@@ -167,7 +165,8 @@ private:
 
     void copy_layer(int64_t l, LayerStats& stats) {
         std::map<int64_t, int64_t> seq_map;
-        std::map<size_t, size_t> copy_of;               // source node -> index in copies_
+        std::map<int64_t, size_t> copy_by_id;           // source node id -> index in copies_
+        std::vector<std::pair<size_t, size_t>> made;    // (source node, index in copies_)
         for (size_t i : a_.order()) {
             if (a_.block_of(i) != last_) continue;
             const size_t u = a_.place(i).unit;
@@ -177,21 +176,20 @@ private:
             JsonValue node = a_.nodes()[i];
             Copy c;
             c.key = {anchor, rank, EtDocument::id(a_.nodes()[i])};
-            c.source = i;
             // Inputs, then outputs (an output that is an input's storage keeps
             // that input's replacement: views and in-place ops).
             std::map<int64_t, JsonValue> by_storage;
-            const std::vector<JsonValue*> ins = tensors_in(node, false);
+            const std::vector<JsonValue*> ins = tensor_values(a_.doc(), node, false);
             const std::vector<JsonValue*> source_ins = a_.tensors_of(i, false);
             for (size_t q = 0; q < ins.size() && q < source_ins.size(); ++q) {
                 JsonValue replaced = input_in_layer(l, i, q, *source_ins[q]);
                 by_storage.emplace(source_ins[q]->items()[1].as_int(), replaced);
                 *ins[q] = std::move(replaced);
             }
-            for (JsonValue* out : tensors_in(node, true)) {
+            for (JsonValue* out : tensor_values(a_.doc(), node, true)) {
                 const int64_t sid = out->items()[1].as_int();
                 auto same = by_storage.find(sid);
-                if (is_scalar(*out)) continue;
+                if (is_scalar_tensor(*out)) continue;
                 // A view or an in-place result lives in its input's storage,
                 // whichever layer's that is.
                 if (same != by_storage.end()) storage_map_[l][sid] = same->second.items()[1].as_int();
@@ -203,27 +201,18 @@ private:
                 *s = same_kind(*s, it->second);
             }
             c.node = std::move(node);
-            copy_of[i] = copies_.size();
+            copy_by_id[EtDocument::id(a_.nodes()[i])] = copies_.size();
+            made.emplace_back(i, copies_.size());
             copies_.push_back(std::move(c));
             ++stats.nodes_added;
         }
-        // Parents: inside the unit, the copy's own; else the original's.
-        for (auto& [source, index] : copy_of) {
-            const int64_t parent = a_.doc().parent(a_.nodes()[source]);
-            copies_[index].parent_source = SIZE_MAX;
-            for (const auto& [other, other_index] : copy_of)
-                if (EtDocument::id(a_.nodes()[other]) == parent && a_.place(other).unit == a_.place(source).unit) {
-                    copies_[index].parent_source = other_index;
-                    break;
-                }
+        // Parents: below a unit's own node, the parent's copy; the unit's
+        // node keeps the original's parent (a label or the thread root).
+        for (const auto& [source, index] : made) {
+            if (source == a_.units()[a_.place(source).unit].node) continue;
+            auto p = copy_by_id.find(a_.doc().parent(a_.nodes()[source]));
+            if (p != copy_by_id.end()) copies_[index].parent_copy = p->second;
         }
-    }
-
-    std::vector<JsonValue*> tensors_in(JsonValue& node, bool outputs) {
-        std::vector<JsonValue*> out;
-        const EtValues side = outputs ? a_.doc().outputs(node) : a_.doc().inputs(node);
-        visit_tensors(side, [&](const EtTensor& t) { out.push_back(&t.value); });
-        return out;
     }
 
     // The recorded last layer's backward now reads the gradient of the first
@@ -237,17 +226,17 @@ private:
             if (a_.place(i).unit != SIZE_MAX && a_.units()[a_.place(i).unit].all_layers) continue;
             const std::vector<JsonValue*> inputs = a_.tensors_of(i, false);
             for (size_t q = 0; q < inputs.size(); ++q) {
-                if (is_scalar(*inputs[q])) continue;
+                if (is_scalar_tensor(*inputs[q])) continue;
                 const Producer p = a_.made_by(i)[q];
                 if (p.first == SIZE_MAX) continue;
                 const int64_t from = a_.block_of(p.first);
                 if (block == last_ && from < 0 && a_.units()[a_.place(i).unit].kind == UnitKind::Backward) {
-                    const size_t twin = a_.counterpart(i, prev_);
-                    if (twin == SIZE_MAX) continue;
-                    const std::vector<JsonValue*> theirs = a_.tensors_of(twin, false);
-                    const Producer tp = q < theirs.size() ? a_.made_by(twin)[q] : kNoProducer;
-                    if (tp.first == SIZE_MAX || a_.block_of(tp.first) != last_) continue;
-                    rewrites.emplace_back(inputs[q], mapped(last_ + 1, *theirs[q]));
+                    // As a copy's backward reads the next copy's gradient (gradient_from_next).
+                    JsonValue next = gradient_from_next(last_, i, q, *inputs[q]);
+                    if (next.items()[0].as_int() == inputs[q]->items()[0].as_int() &&
+                        next.items()[1].as_int() == inputs[q]->items()[1].as_int())
+                        continue;
+                    rewrites.emplace_back(inputs[q], std::move(next));
                     ++stats.inputs_rewired;
                 } else if (block < 0 && from == last_) {
                     rewrites.emplace_back(inputs[q], mapped(layers_ - 1, *inputs[q]));
@@ -259,12 +248,11 @@ private:
     }
 
     // A foreach op's lists (PyTorch 2.x's optimizer) get the copies'
-    // tensors after the last layer's, layer by layer, with their shapes,
-    // strides and element types.
+    // tensors after the last layer's, layer by layer.
     void lengthen_lists(const EtValues& side, LayerStats& stats) {
         if (!side.values || !side.values->is_array()) return;
         for (size_t v = 0; v < side.values->items().size(); ++v) {
-            std::vector<JsonValue>& list = side.values->items()[v].items();
+            const std::vector<JsonValue>& list = side.values->items()[v].items();
             std::vector<size_t> mine;
             for (size_t e = 0; e < list.size(); ++e) {
                 if (!is_tensor_value(list[e])) continue;
@@ -272,33 +260,14 @@ private:
                 if (it != a_.persistent_block().end() && it->second == last_) mine.push_back(e);
             }
             if (mine.empty()) continue;
-            const size_t at = mine.back() + 1;
+            std::vector<size_t> picks;
             std::vector<JsonValue> values;
+            for (size_t e = 0; e <= mine.back(); ++e) picks.push_back(e), values.push_back(list[e]);
             for (int64_t l = last_ + 1; l < layers_; ++l)
-                for (size_t e : mine) values.push_back(mapped(l, list[e]));
-            const size_t count = list.size();
-            for (JsonValue* aligned : {side.shapes, side.strides}) {
-                if (!aligned || !aligned->is_array() || v >= aligned->items().size()) continue;
-                std::vector<JsonValue>& items = aligned->items()[v].items();
-                if (items.size() != count) continue;
-                std::vector<JsonValue> extra;
-                for (int64_t l = last_ + 1; l < layers_; ++l)
-                    for (size_t e : mine) extra.push_back(items[e]);
-                items.insert(items.begin() + static_cast<std::ptrdiff_t>(at), extra.begin(), extra.end());
-            }
-            if (side.types && side.types->is_array() && v < side.types->items().size() && side.types->items()[v].is_string()) {
-                std::string& type = side.types->items()[v].mutable_string();
-                std::vector<std::string> elements = list_type_elements(type, count);
-                if (!elements.empty()) {
-                    std::vector<std::string> extra;
-                    for (int64_t l = last_ + 1; l < layers_; ++l)
-                        for (size_t e : mine) extra.push_back(elements[e]);
-                    elements.insert(elements.begin() + static_cast<std::ptrdiff_t>(at), extra.begin(), extra.end());
-                    type = list_type(type, elements);
-                }
-            }
-            stats.list_elements_added += values.size();
-            list.insert(list.begin() + static_cast<std::ptrdiff_t>(at), values.begin(), values.end());
+                for (size_t e : mine) picks.push_back(e), values.push_back(mapped(l, list[e]));
+            for (size_t e = mine.back() + 1; e < list.size(); ++e) picks.push_back(e), values.push_back(list[e]);
+            stats.list_elements_added += values.size() - list.size();
+            rebuild_tensor_list(side, v, picks, std::move(values));
         }
     }
 
@@ -326,8 +295,8 @@ private:
             const JsonValue& like = *node.find("id");
             const int64_t old_parent = a_.doc().parent(node);
             int64_t parent = old_parent;
-            if (e.copy && copies_[e.index].parent_source != SIZE_MAX)
-                parent = copy_id[copies_[e.index].parent_source];
+            if (e.copy && copies_[e.index].parent_copy != SIZE_MAX)
+                parent = copy_id[copies_[e.index].parent_copy];
             else if (auto it = original_id.find(old_parent); it != original_id.end())
                 parent = it->second;
             node["id"] = same_kind(like, e.copy ? copy_id[e.index] : original_id[EtDocument::id(node)]);
@@ -339,8 +308,7 @@ private:
 
     struct Copy {
         SortKey key;
-        size_t source = 0;
-        size_t parent_source = SIZE_MAX;  // index of the copy that is this one's parent, if in the unit
+        size_t parent_copy = SIZE_MAX;  // index of the copy that is this one's parent, if in the unit
         JsonValue node;
     };
 
