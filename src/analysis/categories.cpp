@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "support/text.h"
+
 namespace mimic::analysis {
 namespace {
-
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 bool contains_fused(std::string_view name) {
     // Case-insensitive: Inductor writes "triton_poi_fused_...", optimizers "FusedAdam".

@@ -3,12 +3,11 @@
 #include <array>
 
 #include "io/chakra/chakra_values.h"
+#include "support/text.h"
 #include "trace/op_owner.h"
 
 namespace mimic::analysis {
 namespace {
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 bool is_backend_label(std::string_view name) { return starts_with(name, "gloo:") || starts_with(name, "nccl:"); }
 

@@ -7,12 +7,11 @@
 
 #include "analysis/collective_schedule.h"
 #include "analysis/comm_values.h"
+#include "support/text.h"
 #include "trace/op_owner.h"
 
 namespace mimic::analysis {
 namespace {
-
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 // How far up a record_param_comms may sit below its c10d:: op. It is the
 // direct child in every trace we have seen; a few levels leave room for a

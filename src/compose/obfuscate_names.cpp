@@ -3,6 +3,8 @@
 #include <array>
 #include <cctype>
 
+#include "support/text.h"
+
 namespace mimic::compose {
 namespace {
 
@@ -24,8 +26,6 @@ constexpr std::array<std::string_view, 14> kFrameworkLabels = {
 constexpr std::array<std::string_view, 15> kTorchOptimizers = {
     "SGD", "Adam", "AdamW", "Adagrad", "Adadelta", "Adamax", "ASGD", "LBFGS", "NAdam", "RAdam", "RMSprop", "Rprop",
     "SparseAdam", "Adafactor", "Optimizer"};
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 bool is_identifier(std::string_view s) {
     if (s.empty()) return false;

@@ -2,11 +2,10 @@
 
 #include "io/chakra/chakra_convert.h"
 #include "model/op_signature.h"
+#include "support/text.h"
 
 namespace mimic::model {
 namespace {
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // The id range of the first ProfilerStep#N label's subtree, if any.
 bool first_iteration(const Trace& trace, uint64_t& lo, uint64_t& hi, std::string& name) {

@@ -19,6 +19,7 @@
 #include "support/error.h"
 #include "support/json_file.h"
 #include "support/json_writer.h"
+#include "support/text.h"
 
 namespace mimic {
 namespace {
@@ -34,8 +35,6 @@ std::string lower(std::string_view s) {
     for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
     return out;
 }
-
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 // Calls `f(line)` for each line of `text`.
 template <typename F>

@@ -1,11 +1,8 @@
 #include "trace/op_owner.h"
 
+#include "support/text.h"
+
 namespace mimic {
-namespace {
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-}  // namespace
 
 std::vector<NodeIndex> parents_first_order(const Trace& trace) {
     std::vector<NodeIndex> order;

@@ -3,12 +3,11 @@
 #include <string>
 
 #include "io/chakra/chakra_values.h"
+#include "support/text.h"
 
 namespace mimic {
 
 namespace {
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // Lower case without '_', '-' and spaces: "reduce_scatter_" and "ReduceScatter" agree.
 std::string normalise(std::string_view name) {

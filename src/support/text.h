@@ -1,0 +1,10 @@
+// Small text tests shared by every layer.
+#pragma once
+
+#include <string_view>
+
+namespace mimic {
+
+inline bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+}  // namespace mimic
