@@ -44,6 +44,19 @@ const ComputeCost& cost() {
     return c;
 }
 
+// One rank of a generated ET, read as the replay reads it (meta.json applied),
+// and the calls the replay would issue from it.
+Trace generated_rank(const std::string& dir, int64_t rank) {
+    const std::string rank_dir = dir + "/rank" + std::to_string(rank);
+    Trace trace = load_trace(rank_dir + "/et.json");
+    apply_recording_meta(trace, rank_dir + "/meta.json");
+    return trace;
+}
+
+std::vector<analysis::ScheduledCollective> calls_of(const Trace& trace) {
+    return analysis::schedule_collectives(trace, trace.execution_order(), trace.python_collectives);
+}
+
 GenerateOptions small(GenModel m) {
     GenerateOptions o;
     o.model = m;
@@ -394,12 +407,10 @@ TEST(GenerateEt, TensorAndDataParallelCallsAsTheReplayReadsThem) {
     write_generated_et(o, dir);
     const RankLayout layout(o);
     for (int64_t rank : {0, 3}) {
-        const std::string rank_dir = dir + "/rank" + std::to_string(rank);
-        Trace trace = load_trace(rank_dir + "/et.json");
-        apply_recording_meta(trace, rank_dir + "/meta.json");
+        const Trace trace = generated_rank(dir, rank);
         EXPECT_EQ(trace.rank, rank);
         EXPECT_EQ(trace.world_size, 4);
-        const auto calls = analysis::schedule_collectives(trace, trace.execution_order(), trace.python_collectives);
+        const auto calls = calls_of(trace);
         const uint64_t act = 8 * 2 * 32 * 4;  // seq x micro_batch x hidden x fp32
         uint64_t tp_calls = 0, tp_bytes = 0, dp_bytes = 0;
         for (const auto& c : calls) {
@@ -434,10 +445,8 @@ TEST(GenerateEt, PipelineStagesSendInPairGroups) {
     const uint64_t act = 8 * 2 * 32 * 4;
     std::vector<std::vector<std::string>> seen(3);
     for (int64_t rank = 0; rank < 3; ++rank) {
-        const std::string rank_dir = dir + "/rank" + std::to_string(rank);
-        Trace trace = load_trace(rank_dir + "/et.json");
-        apply_recording_meta(trace, rank_dir + "/meta.json");
-        for (const auto& c : analysis::schedule_collectives(trace, trace.execution_order(), trace.python_collectives)) {
+        const Trace trace = generated_rank(dir, rank);
+        for (const auto& c : calls_of(trace)) {
             if (c.kind == CommKind::Send || c.kind == CommKind::Recv) {
                 EXPECT_EQ(c.input_bytes, act);
             }
@@ -465,10 +474,8 @@ TEST(GenerateEt, OneFOneBStagesAlternateAndSendWithoutWaiting) {
     write_generated_et(o, dir);
     std::vector<std::vector<std::string>> seen(2);
     for (int64_t rank = 0; rank < 2; ++rank) {
-        const std::string rank_dir = dir + "/rank" + std::to_string(rank);
-        Trace trace = load_trace(rank_dir + "/et.json");
-        apply_recording_meta(trace, rank_dir + "/meta.json");
-        for (const auto& c : analysis::schedule_collectives(trace, trace.execution_order(), trace.python_collectives)) {
+        const Trace trace = generated_rank(dir, rank);
+        for (const auto& c : calls_of(trace)) {
             // isends: the replay must not wait for a send before going on.
             if (c.kind == CommKind::Send) {
                 EXPECT_FALSE(c.waits_at_once);
