@@ -67,9 +67,11 @@ struct CalibrationInput {
 std::vector<CalibrationInput> calibration_inputs(const CalibrateArgs& args, const TempDir& dir) {
     std::vector<CalibrationInput> out;
     for (const std::string& t : args.traces) out.push_back({t, ""});
+    std::string first_meta;  // the first trace's meta.json: the sweep runs at its threads
     for (size_t k = 0; k < args.traces.size(); ++k) {
         const std::vector<TraceInput> expanded = expand_trace_inputs({args.traces[k]});
         if (expanded.size() != 1) fail({args.traces[k], -1, -1, ""}, "calibrate takes one rank's trace or recording per argument");
+        if (k == 0) first_meta = expanded[0].meta_path;
         for (double factor : args.batch_scales) {
             char name[64];
             std::snprintf(name, sizeof name, "/%zu_x%g.json", k, factor);
@@ -88,8 +90,7 @@ std::vector<CalibrationInput> calibration_inputs(const CalibrateArgs& args, cons
         std::string families;
         for (const auto& [family, n] : st.ops_per_family) families += (families.empty() ? "" : ", ") + std::to_string(n) + " " + family;
         std::fprintf(stderr, "mimic calibrate: shape sweep of %zu ops (%s)\n", st.ops, families.c_str());
-        const std::vector<TraceInput> first = expand_trace_inputs({args.traces[0]});
-        out.push_back({path, first.size() == 1 ? first[0].meta_path : "", true});
+        out.push_back({path, first_meta, true});
     }
     return out;
 }
