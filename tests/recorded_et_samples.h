@@ -35,4 +35,23 @@ inline std::string et_with_a_c10d_op_filed_under_an_aten_op() {
     return et;
 }
 
+// PyTorch 1.13, tests/python/batch_models.py:cnn at batch 16, the loss and its
+// backward: _log_softmax_backward_data (212) reads log_softmax's saved output
+// as a new handle (tensor 198, a freed tensor's id) on its storage 191. Under
+// load the autograd engine then reuses both addresses for a bias gradient, as
+// here in AccumulateGrad (242; recorded as [240, 237]), so the handle's key is
+// also a gradient's.
+inline constexpr const char* kEtSavedOutputHandleSharesAGradientsKey = R"ET({"schema": "1.0.1", "pid": 1, "time": "2026-11-26 08:10:00", "nodes": [
+{"name": "[pytorch|profiler|execution_graph|process]", "id": 1, "rf_id": 0, "parent": 1, "fw_parent": 0, "seq_id": -1, "scope": 7, "tid": 0, "fw_tid": 0, "op_schema": "", "inputs": [], "input_shapes": [], "input_types": [], "outputs": [], "output_shapes": [], "output_types": []},
+{"name": "[pytorch|profiler|execution_graph|thread]", "id": 2, "rf_id": 0, "parent": 1, "fw_parent": 0, "seq_id": -1, "scope": 7, "tid": 1, "fw_tid": 0, "op_schema": "", "inputs": [], "input_shapes": [], "input_types": [], "outputs": [], "output_shapes": [], "output_types": []},
+{"name": "ProfilerStep#4", "id": 8, "rf_id": 4, "parent": 2, "fw_parent": 0, "seq_id": -1, "scope": 7, "tid": 1, "fw_tid": 0, "op_schema": "", "inputs": [], "input_shapes": [], "input_types": [], "outputs": [], "output_shapes": [], "output_types": []},
+{"name": "aten::_log_softmax", "id": 189, "rf_id": 84, "parent": 8, "fw_parent": 0, "seq_id": 375, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", "inputs": [[179, 180, 0, 160, 4, "cpu"], 1, false], "input_shapes": [[16, 10], [], []], "input_types": ["Tensor(float)", "Int", "Bool"], "outputs": [[190, 191, 0, 160, 4, "cpu"]], "output_shapes": [[16, 10]], "output_types": ["Tensor(float)"]},
+{"name": "aten::nll_loss_forward", "id": 195, "rf_id": 87, "parent": 8, "fw_parent": 0, "seq_id": 376, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "aten::nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)", "inputs": [[190, 191, 0, 160, 4, "cpu"], [184, 185, 0, 16, 8, "cpu"], [194, 0, 0, 0, 0, ""], 1, -100], "input_shapes": [[16, 10], [16], [], [], []], "input_types": ["Tensor(float)", "Tensor(long int)", "Tensor(nullptr (uninitialized))", "Int", "Int"], "outputs": [[196, 197, 0, 1, 4, "cpu"], [198, 199, 0, 1, 4, "cpu"]], "output_shapes": [[], []], "output_types": ["Tensor(float)", "Tensor(float)"]},
+{"name": "aten::nll_loss_backward", "id": 207, "rf_id": 94, "parent": 8, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "aten::nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor", "inputs": [[179, 203, 0, 1, 4, "cpu"], [190, 191, 0, 160, 4, "cpu"], [184, 185, 0, 16, 8, "cpu"], [194, 0, 0, 0, 0, ""], 1, -100, [198, 199, 0, 1, 4, "cpu"]], "input_shapes": [[], [16, 10], [16], [], [], [], []], "input_types": ["Tensor(float)", "Tensor(float)", "Tensor(long int)", "Tensor(nullptr (uninitialized))", "Int", "Int", "Tensor(float)"], "outputs": [[92, 208, 0, 160, 4, "cpu"]], "output_shapes": [[16, 10]], "output_types": ["Tensor(float)"]},
+{"name": "aten::_log_softmax_backward_data", "id": 212, "rf_id": 98, "parent": 8, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "aten::_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor", "inputs": [[92, 208, 0, 160, 4, "cpu"], [198, 191, 0, 160, 4, "cpu"], 1, 6], "input_shapes": [[16, 10], [16, 10], [], []], "input_types": ["Tensor(float)", "Tensor(float)", "Int", "Int"], "outputs": [[213, 214, 0, 160, 4, "cpu"]], "output_shapes": [[16, 10]], "output_types": ["Tensor(float)"]},
+{"name": "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", "id": 241, "rf_id": 120, "parent": 8, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "", "inputs": [], "input_shapes": [], "input_types": [], "outputs": [], "output_shapes": [], "output_types": []},
+{"name": "torch::autograd::AccumulateGrad", "id": 242, "rf_id": 121, "parent": 241, "fw_parent": 241, "seq_id": -1, "scope": 1, "tid": 1, "fw_tid": 1, "op_schema": "", "inputs": [[198, 191, 0, 10, 4, "cpu"]], "input_shapes": [[10]], "input_types": ["Tensor(float)"], "outputs": [], "output_shapes": [], "output_types": []}
+
+]})ET";
+
 }  // namespace mimic::testing

@@ -124,6 +124,7 @@ private:
     // and optimizer state: its inputs, labels, indices and offsets.
     void find_data() {
         std::set<Key> made;
+        std::set<std::pair<int64_t, Shape>> made_storages;  // storage id, shape of an output on it
         for (size_t i : order_) {
             JsonValue& node = doc_.nodes()[i];
             size_t position = 0;
@@ -132,6 +133,10 @@ private:
                 const bool weight = position++ == 0;  // an embedding's first tensor is its table
                 if (made.count(k) || data_.count(k)) return;
                 std::optional<Shape> s = read_ints(t.shape);
+                if (k.second != 0 && s && made_storages.count({k.second, *s})) {
+                    made.insert(k);  // a new handle on an op's output (a saved output unpacked in backward)
+                    return;
+                }
                 made.insert(k);  // external: seen once
                 // Indices and offsets an embedding reads are data whatever their size;
                 // anything else of a parameter's shape is state (batch norm's running stats).
@@ -142,7 +147,10 @@ private:
                 data_.emplace(k, *s);
                 if (embedding) embedding_inputs_.insert(k);
             });
-            visit_tensors(doc_.outputs(node), [&](const EtTensor& t) { made.insert(key_of(t.value)); });
+            visit_tensors(doc_.outputs(node), [&](const EtTensor& t) {
+                made.insert(key_of(t.value));
+                if (std::optional<Shape> s = read_ints(t.shape)) made_storages.insert({key_of(t.value).second, *s});
+            });
         }
         stats_.data_tensors = data_.size();
         if (data_.empty())
@@ -421,6 +429,25 @@ private:
         return p == placed_.end() || p->second.old_shape != s ? BatchPlace() : p->second.place;
     }
 
+    // A tensor no op made whose storage an op's output holds is a second
+    // handle on that output: 1.13 unpacks a saved output (log_softmax's, for
+    // its backward) as a new TensorImpl, whose id is whatever freed tensor
+    // last had its address, so the id alone cannot say what it is. With the
+    // producer's shape it carries the batch where the producer does.
+    // Views of the output share its storage, so the producer is the latest
+    // output on it with the same shape.
+    void adopt_storage_producer(const Key& k, const std::optional<Shape>& shape, std::map<Key, bool>& carries) {
+        auto producers = storage_producers_.find(k.second);
+        if (k.second == 0 || producers == storage_producers_.end() || !shape) return;
+        for (auto key = producers->second.rbegin(); key != producers->second.rend(); ++key) {
+            auto p = placed_.find(*key);
+            if (p == placed_.end() || p->second.old_shape != *shape) continue;
+            carries[k] = carries[*key];
+            placed_.emplace(k, p->second);
+            return;
+        }
+    }
+
     void propagate_and_scale() {
         for (size_t i : order_) node_by_id_[EtDocument::id(doc_.nodes()[i])] = &doc_.nodes()[i];
         std::map<Key, bool> carries;
@@ -432,6 +459,7 @@ private:
             std::vector<Change> changes;
             const auto scale_input = [&](const EtTensor& t, size_t position) {
                 Key k = key_of(t.value);
+                if (!carries.count(k)) adopt_storage_producer(k, read_ints(t.shape), carries);
                 auto c = carries.find(k);
                 if (c == carries.end() || !c->second) return;
                 from_data = true;
@@ -472,6 +500,7 @@ private:
                                            product(*s) > largest_input);
                 if (output_position++ > 0 && statistics_after_first(op)) batch = false;
                 carries[k] = batch;
+                if (k.second != 0) storage_producers_[k.second].push_back(k);
                 if (!batch || !s) return;
                 BatchPlace place;
                 if (!input_changes.empty()) {
@@ -502,6 +531,7 @@ private:
     std::set<int64_t> batch_values_;
     std::unordered_map<int64_t, const JsonValue*> node_by_id_;
     std::map<Key, Placed> placed_;
+    std::map<int64_t, std::vector<Key>> storage_producers_;  // storage id -> the op outputs that held it, in order
 };
 
 }  // namespace
