@@ -65,6 +65,20 @@ bool times_comparable(std::string_view recorded, std::string_view replay_device)
     return recorded.empty() || recorded.substr(0, replay_device.size()) == replay_device;
 }
 
+std::optional<double> profiled_span(const Trace& trace, const Selection& sel) {
+    if (trace.timing.size() != trace.nodes.size()) return std::nullopt;
+    auto linked = [&](NodeIndex n) { return trace.timing[n.value].linked(); };
+    if (sel.label_node != kNoNode && linked(sel.label_node)) return trace.timing[sel.label_node.value].duration_us / 1000.0;
+    double lo = INFINITY, hi = -INFINITY;
+    for (NodeIndex n : sel.ops)
+        if (linked(n)) {
+            lo = std::min(lo, trace.timing[n.value].start_us);
+            hi = std::max(hi, trace.timing[n.value].start_us + trace.timing[n.value].duration_us);
+        }
+    if (hi > lo) return (hi - lo) / 1000.0;
+    return std::nullopt;
+}
+
 ReplayReport make_report(const Trace& trace, const Replayer& replayer, const ReplaySettings& settings,
                          const std::vector<double>& iteration_ms, const std::optional<RecordingMeta>& meta,
                          const HostGapModel& gaps, uint64_t page_faults, const OpGaps* untraced,
@@ -93,24 +107,29 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
     r.times_comparable = times_comparable(r.recorded_device, settings.device);
     auto linked = [&](NodeIndex n) { return timed && trace.timing[n.value].linked(); };
 
-    // Original iteration time.
-    if (meta && meta->untraced_median_ms) {
+    // Original iteration time. Op time only with no host gaps: the
+    // replayed ops' profiled durations, never a whole iteration's span.
+    if (settings.host_gaps == "none") {
+        if (timed) {
+            const std::vector<uint32_t> sizes = subtree_sizes(trace);
+            double us = 0;
+            for (const Step& s : replayer.steps())
+                if (!s.skipped && linked(s.node)) us += corrected_duration_us(trace, s.node, sizes, gaps.per_event_us, gaps.probe_cost_us);
+            r.original_ms = us / 1000.0;
+            r.original_source = gaps.calibrated ? "op time only: the replayed ops' profiled durations less the profiler's cost"
+                                                : "op time only: the replayed ops' profiled durations, traced: instrumentation included";
+        }
+    } else if (meta && meta->untraced_median_ms) {
         r.original_ms = *meta->untraced_median_ms;
         r.original_source = "meta.json untraced median";
-    } else if (sel.label_node != kNoNode && linked(sel.label_node)) {
-        r.original_ms = trace.timing[sel.label_node.value].duration_us / 1000.0;
-        r.original_source = "profiled iteration label";
-    } else if (timed) {
-        double lo = INFINITY, hi = -INFINITY;
-        for (NodeIndex n : sel.ops)
-            if (linked(n)) {
-                lo = std::min(lo, trace.timing[n.value].start_us);
-                hi = std::max(hi, trace.timing[n.value].start_us + trace.timing[n.value].duration_us);
-            }
-        if (hi > lo) {
-            r.original_ms = (hi - lo) / 1000.0;
-            r.original_source = "profiled span of the replayed range";
-        }
+    } else if (gaps.instrumented && gaps.traced_span_us > 0) {
+        r.original_ms = gaps.untraced_us / 1000.0;
+        r.original_source = "untraced, estimated: the profiled span less the recording's instrumentation measured here";
+    } else if (std::optional<double> span = profiled_span(trace, sel)) {
+        r.original_ms = *span;
+        r.original_source = sel.label_node != kNoNode && linked(sel.label_node)
+                                ? "profiled iteration label, traced: instrumentation included"
+                                : "profiled span of the replayed range, traced: instrumentation included";
     }
     if (r.original_ms && *r.original_ms > 0 && !iteration_ms.empty())
         r.error_pct = (r.median_ms - *r.original_ms) / *r.original_ms * 100.0;

@@ -204,6 +204,10 @@ std::string recorded_device(const Trace& trace, const Selection& sel);
 // `replay_device` does (the same kind of device, or unknown).
 bool times_comparable(std::string_view recorded, std::string_view replay_device);
 
+// The original's traced iteration in ms: its iteration label's profiled
+// duration, else the span of the selected ops' profiled intervals.
+std::optional<double> profiled_span(const Trace& trace, const Selection& sel);
+
 ReplayReport make_report(const Trace& trace, const Replayer& replayer, const ReplaySettings& settings,
                          const std::vector<double>& iteration_ms, const std::optional<RecordingMeta>& meta,
                          const HostGapModel& gaps, uint64_t page_faults, const OpGaps* untraced = nullptr,

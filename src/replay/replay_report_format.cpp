@@ -94,6 +94,14 @@ std::string report_json(const ReplayReport& r) {
         w.field("untraced_ms", r.gaps.untraced_us / 1000.0)
             .field("recorded_op_time_ms", r.gaps.op_time_us / 1000.0)
             .field("gap_scale", r.gaps.scale);
+    w.field("instrumented", r.gaps.instrumented);
+    if (r.gaps.instrumented)
+        w.field("instrumentation", r.gaps.instrumentation)
+            .field("traced_span_ms", r.gaps.traced_span_us / 1000.0)
+            .field("instrumentation_ms", r.gaps.instrumentation_us / 1000.0)
+            .field("original_speed", r.gaps.original_speed)
+            .field("replay_traced_ms", r.gaps.replay_traced_ms)
+            .field("replay_untraced_ms", r.gaps.replay_untraced_ms);
     w.end_object();
     w.key("per_category");
     compare_rows(w, r.per_category, r.untraced_op_pass);
@@ -170,6 +178,12 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                          r.gaps.cpu_total_us / 1000.0, r.gaps.corrected_total_us / 1000.0));
     else if (r.gaps.cpu_share > 0 && r.settings.host_gaps != "none")
         line(fmt::format("  host gaps spun in CPU time at the original's CPU share {:.2f}", r.gaps.cpu_share));
+    if (r.gaps.instrumented)
+        line(fmt::format("  recording's instrumentation, measured here: the replay {:.3f} ms per iteration under the {} "
+                         "and {:.3f} ms without; at the original's speed (x{:.2f}, its profiled ops over the replay's) the "
+                         "profiled span {:.3f} ms less {:.3f} ms = {:.3f} ms untraced (estimated)",
+                         r.gaps.replay_traced_ms, r.gaps.instrumentation, r.gaps.replay_untraced_ms, r.gaps.original_speed,
+                         r.gaps.traced_span_us / 1000.0, r.gaps.instrumentation_us / 1000.0, r.gaps.untraced_us / 1000.0));
     if (r.gaps.from_untraced)
         line(fmt::format("  host time from the untraced run: {:.3f} ms untraced - {:.3f} ms recorded op time "
                          "(corrected); recorded gaps x {:.2f}",

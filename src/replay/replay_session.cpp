@@ -23,6 +23,8 @@
 #include "replay/timing/fresh_page_allocator.h"
 #include "replay/timing/fresh_page_fit.h"
 #include "replay/timing/host_gaps.h"
+#include "replay/timing/label_plan.h"
+#include "replay/timing/recording_overhead.h"
 #include "replay/recording_meta.h"
 #include "replay/replay_machine.h"
 #include "replay/replay_recording.h"
@@ -35,6 +37,10 @@
 namespace mimic::replay {
 
 namespace {
+
+// Labelled iterations of each kind for --host-gaps instrumented: the traced
+// ones write an ET of the whole iteration each, 3-7x the step's time.
+constexpr int kInstrumentedPasses = 5;
 
 int64_t sum(const std::vector<int64_t>& v) {
     int64_t total = 0;
@@ -95,7 +101,22 @@ SessionResult run_replay_session(const SessionOptions& o) {
     if (o.device != "cpu") fail({"", -1, -1, "--device"}, "this libtorch build replays on cpu only");
 
     Trace trace = load_trace(input.trace_path);
-    if (!input.profile_path.empty()) link_profile(trace, read_kineto_trace(input.profile_path));
+    // What recorded the profile, for --host-gaps instrumented: the legacy
+    // profiler's export or Kineto's, with input shapes and memory records or not.
+    InstrumentationSetup recorded_under;
+    if (!input.profile_path.empty()) {
+        const ProfileTrace profile = read_kineto_trace(input.profile_path);
+        link_profile(trace, profile);
+        // torch.profiler.profile runs the collection-based profiler whether
+        // or not torch has Kineto; only its export differs (without Kineto,
+        // the legacy "CPU functions" list, as Debian's 1.13 writes).
+        recorded_under.profiler = InstrumentationSetup::Profiler::Collection;
+        // The legacy export writes no shapes whether or not they were
+        // recorded: taken as not, the profiler's default (with the observer
+        // on, the replay measured the same cost either way).
+        recorded_under.record_shapes = profile.stats.events_with_shapes > 0;
+        recorded_under.profile_memory = profile.stats.memory_events > 0;
+    }
     std::optional<RecordingMeta> meta;
     if (!input.meta_path.empty()) {
         meta = read_recording_meta(input.meta_path);
@@ -184,32 +205,73 @@ SessionResult run_replay_session(const SessionOptions& o) {
     };
     HostGapModel gaps = with_instrumentation({});
     std::vector<double> gap_per_step;
-    if (o.host_gaps == "untraced" && (!meta || !meta->untraced_median_ms))
-        fail({input.meta_path.empty() ? input.trace_path : input.meta_path, -1, -1, "untraced_median_ms"},
-             "--host-gaps untraced needs the untraced iteration time a recording's meta.json gives "
-             "(use --host-gaps recorded or none)");
     // op_gaps.json: the host gaps of --host-gaps measured, the per-op pass's
     // second reference, and the untraced calls' faults per op. Read once.
     const std::optional<OpGaps> op_gaps = read_op_gaps_beside(input.meta_path);
-    const bool measured = o.host_gaps == "measured";
+    const bool timed = trace.timing.size() == trace.nodes.size();
+    std::string host_gaps_mode = o.host_gaps;
+    if (host_gaps_mode == "auto") {
+        // The most faithful the inputs allow: the recorder's untraced gaps,
+        // its untraced iteration time, the profile corrected by measuring
+        // its instrumentation here (a CPU profile: a GPU trace's host ops
+        // ran beside kernels this machine does not have), or op time only.
+        bool can_measure = op_gaps.has_value(), can_untraced = meta && meta->untraced_median_ms.has_value(),
+             can_instrument = timed && times_comparable(recorded_device(trace, replayer.selection()), o.device);
+        if (groups) {  // every rank the same mode: each runs iterations, so collectives, as the others do
+            can_measure = every_rank_says(*groups, "mimic/host_gaps_measured", can_measure);
+            can_untraced = every_rank_says(*groups, "mimic/host_gaps_untraced", can_untraced);
+            can_instrument = every_rank_says(*groups, "mimic/host_gaps_instrumented", can_instrument);
+        }
+        host_gaps_mode = can_measure ? "measured" : can_untraced ? "untraced" : can_instrument ? "instrumented" : "none";
+    }
+    if (host_gaps_mode == "instrumented" && !timed)
+        fail({input.trace_path, -1, -1, "profile"},
+             "--host-gaps instrumented needs the trace's profile (give --profile, or a directory with both)");
+    if (host_gaps_mode == "untraced" && (!meta || !meta->untraced_median_ms))
+        fail({input.meta_path.empty() ? input.trace_path : input.meta_path, -1, -1, "untraced_median_ms"},
+             "--host-gaps untraced needs the untraced iteration time a recording's meta.json gives "
+             "(use --host-gaps recorded or none)");
+    const bool measured = host_gaps_mode == "measured";
     if (measured && !op_gaps)
         fail({input.meta_path.empty() ? input.trace_path : input.meta_path, -1, -1, "op_gaps.json"},
              "--host-gaps measured needs the op_gaps.json that mimic record writes beside meta.json "
              "(use --host-gaps recorded or none)");
-    if (o.host_gaps == "recorded" || o.host_gaps == "untraced" || o.host_gaps == "measured") {
-        if (!measured && trace.timing.size() != trace.nodes.size())
+    std::optional<RecordingOverhead> overhead;
+    if (host_gaps_mode != "none") {
+        if (!measured && !timed)
             std::fprintf(stderr, "mimic: warning: --host-gaps %s needs a profile; replaying without gaps\n",
-                         o.host_gaps.c_str());
+                         host_gaps_mode.c_str());
         std::vector<NodeIndex> ran, all;
+        std::vector<size_t> ran_steps;
         std::vector<bool> runs;
-        for (const Step& s : replayer.steps()) {
-            if (!s.skipped) ran.push_back(s.node);
+        for (size_t k = 0; k < replayer.steps().size(); ++k) {
+            const Step& s = replayer.steps()[k];
+            if (!s.skipped) ran.push_back(s.node), ran_steps.push_back(k);
             all.push_back(s.node);
             runs.push_back(!s.skipped);
         }
-        gaps = with_instrumentation(measured ? measured_host_gaps(trace, all, runs, *op_gaps)
-                                             : host_gaps(trace, ran, per_event));
-        if (o.host_gaps == "untraced") {
+        if (host_gaps_mode == "instrumented") {
+            const Selection& sel = replayer.selection();
+            const LabelPlan plan =
+                plan_labels(trace, nodes_in_id_range(trace, sel.first_node_id, sel.last_node_id), all, runs);
+            const double span_us = profiled_span(trace, sel).value_or(0.0) * 1000.0;
+            overhead = measure_recording_overhead(replayer, plan, recorded_under, kInstrumentedPasses);
+            InstrumentationMeasure m;
+            m.instrumentation_us = overhead->overhead_ms() * 1000.0;
+            m.traced_op_us = overhead->traced_op_us;
+            m.untraced_op_us = overhead->untraced_op_us;
+            m.traced_gap_us = overhead->traced_gap_us;
+            std::string warning;
+            gaps = instrumented_host_gaps(trace, ran, ran_steps, m, span_us, &warning);
+            if (!warning.empty()) std::fprintf(stderr, "mimic: warning: %s\n", warning.c_str());
+            gaps.instrumentation = overhead->setup.describe();
+            gaps.replay_traced_ms = overhead->traced_ms;
+            gaps.replay_untraced_ms = overhead->untraced_ms;
+        } else {
+            gaps = with_instrumentation(measured ? measured_host_gaps(trace, all, runs, *op_gaps)
+                                                 : host_gaps(trace, ran, per_event));
+        }
+        if (host_gaps_mode == "untraced") {
             const std::string warning = calibrate_to_untraced(gaps, trace, ran, *meta->untraced_median_ms * 1000.0);
             if (!warning.empty()) std::fprintf(stderr, "mimic: warning: %s\n", warning.c_str());
         }
@@ -360,7 +422,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
     settings.op_passes = op_passes;
     settings.profiled_sessions = profiled_pass ? std::max(1, o.profiled_sessions) : 0;
     settings.lazy = o.lazy;
-    settings.host_gaps = o.host_gaps;
+    settings.host_gaps = host_gaps_mode;
     settings.page_faults = op_faults ? "recorded" : "none";
     settings.denormals = flush_denormals ? "flush" : "keep";
     // Each op's faults in one more iteration, with the fresh pages of the pass

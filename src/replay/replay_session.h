@@ -22,7 +22,7 @@ struct SessionOptions {
     std::optional<std::regex> include, exclude;
     size_t max_ops = 0;
     bool lazy = true;
-    std::string host_gaps = "none";
+    std::string host_gaps = "auto";  // see tools/mimic/replay.cpp --host-gaps
     std::string page_faults = "recorded";  // or "none": see replay/timing/fresh_page_allocator.h
     std::string denormals = "flush";  // or "keep": subnormal floats flushed to zero (see replay_session.cpp)
     std::string device = "cpu";

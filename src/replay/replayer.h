@@ -19,6 +19,8 @@
 #include "replay/exec/step.h"
 #include "replay/exec/step_builder.h"
 #include "replay/exec/tensor_pool.h"
+#include "replay/timing/label_plan.h"
+#include "replay/timing/torch_profiler_pass.h"
 #include "trace/trace.h"
 
 namespace mimic::replay {
@@ -32,6 +34,13 @@ struct ReplayOptions {
     c10::Device device{c10::kCPU};
     // A multi-rank replay's groups (selection.collectives set too); null for one process.
     ProcessGroups* groups = nullptr;
+};
+
+// A label plan with what its events are opened with (Replayer::prepare_labels).
+struct LabelledRun {
+    LabelPlan plan;
+    std::vector<std::string> names;
+    std::vector<std::vector<c10::IValue>> inputs;
 };
 
 class FreshPageAllocator;
@@ -75,6 +84,12 @@ public:
     void time_ops_under_profiler(int passes = 5, int sessions = 1, const std::vector<double>& gaps_us = {},
                                  bool with_fault_probe = false);
     const std::vector<double>& profiled_op_us() const { return profiled_op_us_; }
+    // One iteration of the planned ops inside the original's non-operator
+    // events (timing/label_plan.h), opened as RecordFunction scopes of their
+    // names, scopes, sequence numbers and input shapes; no host gaps. With
+    // `brackets`, each op's call on the profiler's clock. Returns wall ms.
+    LabelledRun prepare_labels(const LabelPlan& plan) const;
+    double run_labelled_iteration(const LabelledRun& run, std::vector<OpBracket>* brackets = nullptr);
     // One iteration counting the minor page faults of each step.
     std::vector<int64_t> step_page_faults();
     // Fresh pages each step may allocate on (one count per step; see

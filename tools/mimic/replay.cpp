@@ -27,7 +27,7 @@ namespace {
 
 struct ReplayArgs {
     std::string trace;
-    std::string profile, meta, json, include, exclude, iteration, host_gaps = "none", device = "cpu", record_replay,
+    std::string profile, meta, json, include, exclude, iteration, host_gaps = "auto", device = "cpu", record_replay,
                 page_faults = "recorded", op_times, timeline, pace, denormals = "flush", max_memory;
     int warmup = 1, iters = 5, op_passes = 5, profiled_sessions = 3, threads = 0, nproc = 0, timeout_s = 60;
     size_t max_ops = 0;
@@ -229,11 +229,15 @@ const Registrar registrar{{
                      "with a profile of this kind of device: time the ops once more under torch's own profiler, set up "
                      "as the recorder's, and compare with the profile's durations as recorded (default)");
         app.add_option("--host-gaps", a->host_gaps,
-                       "host time between ops: recorded (the traced iteration's gaps, less the instrumentation), "
-                       "untraced (the recorded gaps scaled so ops + gaps = meta.json's untraced time), "
+                       "host time between ops: auto (the default: measured, else untraced, else instrumented, "
+                       "else none, as the inputs allow), "
                        "measured (the gaps of untraced calls the recorder timed, op_gaps.json), "
-                       "none (op time only; the default)")
-            ->check(CLI::IsMember({"recorded", "untraced", "measured", "none"}));
+                       "untraced (the recorded gaps scaled so ops + gaps = meta.json's untraced time), "
+                       "instrumented (any ET + profile: the profile's time less what the recording's observer and "
+                       "profiler cost, measured by replaying the trace's events under them here), "
+                       "recorded (the traced iteration's gaps, less the instrumentation meta.json gives), "
+                       "none (op time only)")
+            ->check(CLI::IsMember({"auto", "measured", "untraced", "instrumented", "recorded", "none"}));
         app.add_option("--page-faults", a->page_faults,
                        "recorded (the default): each op allocates on as many fresh pages as it page-faulted on in "
                        "the original (the recording's op_faults.json), as allocator state shapes CPU op time; "

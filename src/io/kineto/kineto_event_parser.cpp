@@ -42,6 +42,19 @@ EventClass classify_category(std::string_view cat) {
     return EventClass::Other;
 }
 
+// torch.autograd.profiler's own Chrome export (what torch.profiler writes
+// where torch was built without Kineto, as Debian's 1.13 is): a bare list of
+// complete events with no "cat", the process naming the side, "CPU functions"
+// for every RecordFunction (ops, labels, autograd nodes) and "CUDA functions"
+// for kernels.
+EventClass classify_legacy_process(element pid) {
+    if (pid.type() != element_type::STRING) return EventClass::Other;
+    const std::string_view process = std::string_view(pid);
+    if (process == "CPU functions") return EventClass::HostOp;
+    if (process == "CUDA functions") return EventClass::Kernel;
+    return EventClass::Other;
+}
+
 struct KinetoEventParser::Args {
     int64_t external_id = kNoArg;
     int64_t record_function_id = kNoArg;
@@ -254,7 +267,10 @@ void KinetoEventParser::parse(element event, uint64_t offset) {
         case 'X': break;
         case 'M': on_metadata(name, track(pid, tid, has_pid, has_tid), args, has_args); return;
         case 'i':
-        case 'I': ++out_.stats.instant_events; return;
+        case 'I':
+            ++out_.stats.instant_events;
+            if (name == "[memory]") ++out_.stats.memory_events;
+            return;
         case 'C': ++out_.stats.counter_events; return;
         case 's':
         case 'f':
@@ -276,6 +292,10 @@ void KinetoEventParser::parse(element event, uint64_t offset) {
     }
 
     EventClass cls = classify_category(cat);
+    if (cls == EventClass::Other && cat.empty() && has_pid) {
+        cls = classify_legacy_process(pid);
+        if (cls != EventClass::Other) ++out_.stats.legacy_events;
+    }
     if (cls == EventClass::Other) {
         ++out_.stats.other_events;
         return;
@@ -312,6 +332,7 @@ void KinetoEventParser::parse(element event, uint64_t offset) {
             h.sequence_nr = a.sequence_nr;
             h.fwd_thread_id = a.fwd_thread_id;
             h.input_dims_hash = a.input_dims_hash;
+            if (a.input_dims_hash != 0) ++out_.stats.events_with_shapes;
             out_.host.push_back(h);
             return;
         }

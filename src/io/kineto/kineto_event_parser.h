@@ -18,6 +18,8 @@ enum class EventClass : uint8_t { HostOp, Annotation, PythonFunction, Runtime, K
 
 // Kineto's category names across versions ("cpu_op", older "Operator", "Runtime", "Kernel"...).
 EventClass classify_category(std::string_view cat);
+// An event without "cat" by its process, as the legacy profiler exports it.
+EventClass classify_legacy_process(simdjson::dom::element pid);
 
 class KinetoEventParser {
 public:

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "support/median.h"
+
 namespace mimic::replay {
 
 std::vector<uint32_t> subtree_sizes(const Trace& trace) {
@@ -115,6 +117,63 @@ std::string calibrate_to_untraced(HostGapModel& m, const Trace& trace, const std
     for (double& g : m.gap_us) g *= m.scale;
     m.corrected_total_us = std::max(0.0, host_us);
     return warning;
+}
+
+HostGapModel instrumented_host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, const std::vector<size_t>& steps,
+                                   const InstrumentationMeasure& measure, double traced_span_us, std::string* warning) {
+    HostGapModel m = host_gaps(trace, ops, 0.0);  // the gaps as recorded
+    m.instrumented = true;
+    m.from_untraced = true;
+    m.traced_span_us = traced_span_us;
+    if (trace.timing.size() != trace.nodes.size()) return m;
+    const auto at = [](const std::vector<double>& v, size_t s) { return s < v.size() ? v[s] : -1.0; };
+    // The original's speed against the replay's: the same ops under the same
+    // instrumentation, the profile's durations over the replay's traced ones
+    // (their median ratio). The replay's measure is in its own machine time;
+    // the original ran at its own (a VM's speed level, another CPU's clock).
+    std::vector<double> ratios;
+    for (size_t k = 0; k < ops.size(); ++k) {
+        const NodeTiming& timing = trace.timing[ops[k].value];
+        const double t = at(measure.traced_op_us, steps[k]);
+        if (timing.linked() && t >= kSpeedSampleMinUs && timing.typical_duration_us() >= kSpeedSampleMinUs)
+            ratios.push_back(timing.typical_duration_us() / t);
+    }
+    m.original_speed = ratios.size() >= kMinSpeedSamples ? median(ratios) : 1.0;
+    const double speed = m.original_speed;
+    m.instrumentation_us = measure.instrumentation_us * speed;
+    m.untraced_us = std::max(0.0, traced_span_us - m.instrumentation_us);
+    // Ops the replay could not time under the profiler lose the share the timed ones lost.
+    double traced_sum = 0, untraced_sum = 0;
+    for (size_t k = 0; k < ops.size(); ++k) {
+        const double t = at(measure.traced_op_us, steps[k]), u = at(measure.untraced_op_us, steps[k]);
+        if (t > 0 && u >= 0) traced_sum += t, untraced_sum += u;
+    }
+    const double kept_share = traced_sum > 0 ? std::min(1.0, untraced_sum / traced_sum) : 1.0;
+    m.op_time_us = 0;
+    std::vector<double> weight(ops.size(), 0.0);
+    double weight_sum = 0;
+    for (size_t k = 0; k < ops.size(); ++k) {
+        const NodeTiming& timing = trace.timing[ops[k].value];
+        if (!timing.linked()) continue;
+        const double recorded = timing.typical_duration_us();
+        const double t = at(measure.traced_op_us, steps[k]), u = at(measure.untraced_op_us, steps[k]);
+        m.op_time_us += t > 0 && u >= 0 ? std::max(0.0, recorded - speed * std::max(0.0, t - u)) : recorded * kept_share;
+        const double replay_gap = at(measure.traced_gap_us, steps[k]);
+        weight[k] = std::max(0.0, m.gap_us[k] - speed * std::max(0.0, replay_gap));
+        weight_sum += weight[k];
+    }
+    const double host_us = m.untraced_us - m.op_time_us;
+    if (host_us <= 0 && warning)
+        *warning = "the replayed ops' recorded durations less their instrumentation (" + std::to_string(int64_t(m.op_time_us)) +
+                   " us) exceed the estimated untraced iteration (" + std::to_string(int64_t(m.untraced_us)) +
+                   " us): no host time left to reproduce";
+    m.corrected_total_us = std::max(0.0, host_us);
+    m.scale = m.recorded_total_us > 0 ? m.corrected_total_us / m.recorded_total_us : 0;
+    for (size_t k = 0; k < ops.size(); ++k)
+        m.gap_us[k] = weight_sum > 0 ? m.corrected_total_us * weight[k] / weight_sum
+                      : m.recorded_total_us > 0 ? m.gap_us[k] * m.scale
+                                                 : (k == 0 ? m.corrected_total_us : 0.0);
+    return m;
 }
 
 }  // namespace mimic::replay

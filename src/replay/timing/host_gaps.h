@@ -61,6 +61,15 @@ struct HostGapModel {
     // collectives wait instead.
     std::vector<double> gap_cpu_us;
     double cpu_total_us = 0;
+    // Set by instrumented_host_gaps: the untraced iteration is estimated as
+    // the profiled span less what recording cost, measured on this machine.
+    bool instrumented = false;
+    double traced_span_us = 0;       // the original's profiled span
+    double instrumentation_us = 0;   // what the observer and profiler added to it
+    std::string instrumentation;     // what was measured ("execution-graph observer + legacy profiler")
+    double original_speed = 1;       // the original's op time over the replay's, both traced (median ratio)
+    double replay_traced_ms = 0;     // the replay's labelled iteration under it
+    double replay_untraced_ms = 0;   // and without it
 };
 
 // Nodes of the subtree rooted at each node (the node included), by position.
@@ -94,5 +103,27 @@ HostGapModel measured_host_gaps(const Trace& trace, const std::vector<NodeIndex>
 // iteration), else "".
 std::string calibrate_to_untraced(HostGapModel& m, const Trace& trace, const std::vector<NodeIndex>& ops,
                                   double untraced_us);
+
+// --host-gaps instrumented, for a trace recorded by anyone's tools: the
+// untraced iteration is the profiled span less `instrumentation_us` (the
+// replay's labelled iterations under the recording's instrumentation less
+// without it, recording_overhead.h). Each op's recorded duration loses what
+// the instrumentation added inside that op in the replay (traced_op_us -
+// untraced_op_us, per step); the host time left is spread over the gaps in
+// proportion to what each recorded gap keeps once the replay's traced gap
+// there (the events between the two ops, their callbacks) is taken off.
+// `ops`: the replayed nodes; `steps[k]`: ops[k]'s index into the per-step vectors.
+// Ops that say how fast the original ran against the replay: long enough
+// that the profiler's microsecond stamps do not decide the ratio; too few
+// of them (a trace of a few big ops) and the speeds are taken as equal.
+inline constexpr double kSpeedSampleMinUs = 20;
+inline constexpr size_t kMinSpeedSamples = 10;
+
+struct InstrumentationMeasure {
+    double instrumentation_us = 0;
+    std::vector<double> traced_op_us, untraced_op_us, traced_gap_us;  // per step, -1 unknown
+};
+HostGapModel instrumented_host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, const std::vector<size_t>& steps,
+                                   const InstrumentationMeasure& measure, double traced_span_us, std::string* warning);
 
 }  // namespace mimic::replay

@@ -43,14 +43,15 @@ int64_t profiler_clock_ns();
 // until finish(). Throws std::runtime_error if a profiler is already on.
 class TorchProfilerSession {
 public:
-    TorchProfilerSession();
+    // The recorder's set-up by default; a foreign profile's otherwise.
+    explicit TorchProfilerSession(bool record_shapes = true, bool profile_memory = true);
     ~TorchProfilerSession();
     TorchProfilerSession(const TorchProfilerSession&) = delete;
     TorchProfilerSession& operator=(const TorchProfilerSession&) = delete;
 
     // Disables the profiler; the top-level op events of the calling thread,
-    // in start order.
-    std::vector<ProfiledOpEvent> finish();
+    // in start order; with `nested`, the events below them too.
+    std::vector<ProfiledOpEvent> finish(bool nested = false);
 
 private:
     bool active_ = false;
@@ -66,5 +67,7 @@ inline constexpr int64_t kBracketSlackNs = 2000;
 // lists in time order; -1 for a bracket no event matches (an op the
 // profiler did not see as a top-level call).
 std::vector<double> match_brackets(const std::vector<OpBracket>& brackets, const std::vector<ProfiledOpEvent>& events);
+// The same matching, as each bracket's index into `events` (-1: none).
+std::vector<int64_t> match_bracket_events(const std::vector<OpBracket>& brackets, const std::vector<ProfiledOpEvent>& events);
 
 }  // namespace mimic::replay

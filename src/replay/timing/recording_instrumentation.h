@@ -1,0 +1,55 @@
+// The instrumentation a trace was recorded under, switched on around replayed
+// calls: PyTorch's execution-graph observer writing an ET, and torch's
+// profiler of the kind that wrote the profile (the legacy profiler, whose
+// Chrome export is a bare list of "CPU functions" events, where torch has no
+// Kineto, as Debian's 1.13; else the collection-based one).
+//
+// Why: recording inflates a step, 3-7x under 1.13's observer and profiler on
+// this project's models (the observer formats and writes a JSON record per
+// event). Replaying the same events under the same instrumentation measures
+// that cost on the replay machine, so a foreign trace's profile can be
+// corrected without an untraced run of the original (recording_overhead.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "replay/timing/torch_profiler_pass.h"
+
+namespace mimic::replay {
+
+struct InstrumentationSetup {
+    enum class Profiler : uint8_t { None, Legacy, Collection };
+    bool et_observer = true;
+    Profiler profiler = Profiler::Legacy;
+    bool record_shapes = false;
+    bool profile_memory = false;
+    std::string describe() const;  // "execution-graph observer + legacy profiler (record_shapes)"
+};
+
+// On from construction to finish() (or destruction). The observer's ET goes
+// to a scratch file, removed at the end. Throws std::runtime_error when a
+// profiler or an observer is already on.
+class RecordingInstrumentation {
+public:
+    explicit RecordingInstrumentation(const InstrumentationSetup& setup);
+    ~RecordingInstrumentation();
+    RecordingInstrumentation(const RecordingInstrumentation&) = delete;
+    RecordingInstrumentation& operator=(const RecordingInstrumentation&) = delete;
+
+    // Switches everything off; the profiler's op events of the calling
+    // thread, nested ones too, in start order, on profiler_clock_ns()'s clock.
+    std::vector<ProfiledOpEvent> finish();
+
+private:
+    void stop_observer();
+    InstrumentationSetup setup_;
+    std::string et_path_;
+    bool observer_on_ = false;
+    bool profiler_on_ = false;
+    std::unique_ptr<TorchProfilerSession> collection_;
+};
+
+}  // namespace mimic::replay

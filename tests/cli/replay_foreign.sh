@@ -1,0 +1,47 @@
+#!/bin/bash
+# End-to-end: a trace recorded as a user without mimic records it (PyTorch's own
+# execution-graph observer and torch.profiler, bench/foreign_record.py), replayed with
+# default flags. The profile (the legacy "CPU functions" export of a torch without
+# Kineto) links; the host-gap mode is `instrumented`; the untraced iteration estimated
+# from the profile takes off most of what recording added (the traced span is 3-7x the
+# untraced step here), and the report says what each side measures.
+# $1 = mimic binary, $2 = shared traces dir. Exit 77 = skipped.
+set -u
+MIMIC=$1
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+"$MIMIC" replay --help > /dev/null 2>&1 || { echo "mimic built without libtorch: skip"; exit 77; }
+/usr/bin/python3 -c "import torch" 2> /dev/null || { echo "no torch in /usr/bin/python3: skip"; exit 77; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+export OPENBLAS_NUM_THREADS=1
+
+/usr/bin/python3 "$ROOT/bench/foreign_record.py" lstm_lm "$TMP/lstm" 1 > "$TMP/rec.log" 2>&1 || { cat "$TMP/rec.log"; fail "record"; }
+"$MIMIC" link "$TMP/lstm/et.json" --profile "$TMP/lstm/profile.json" > "$TMP/link.txt" || fail "link"
+grep -q "operators linked *[0-9]* of [0-9]* (100.0%)" "$TMP/link.txt" || fail "the legacy profile did not link: $(cat "$TMP/link.txt")"
+
+"$MIMIC" replay "$TMP/lstm" --threads 1 --iters 2 --op-passes 1 --no-profiled-pass --json "$TMP/replay.json" \
+    > "$TMP/replay.txt" 2>&1 || { cat "$TMP/replay.txt"; fail "replay with defaults"; }
+grep -q "host gaps instrumented" "$TMP/replay.txt" || fail "default host gaps: $(grep 'host gaps' "$TMP/replay.txt")"
+grep -q "untraced, estimated: the profiled span less the recording's instrumentation" "$TMP/replay.txt" \
+    || fail "the comparison does not say what the original's figure is: $(grep original "$TMP/replay.txt")"
+python3 - "$TMP/replay.json" "$TMP/lstm/truth.json" <<'PY' || fail "the estimate of the untraced iteration"
+import json, sys
+rep, truth = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+gaps = rep["host_gap_model"]
+span, estimate, untraced = gaps["traced_span_ms"], rep["original_ms"], truth["untraced_median_ms"]
+print(f"traced span {span:.2f} ms, estimated untraced {estimate:.2f} ms, measured untraced {untraced:.2f} ms, "
+      f"replay {rep['median_ms']:.2f} ms, instrumentation {gaps['instrumentation']}")
+assert gaps["instrumented"] and gaps["instrumentation_ms"] > 0
+# What recording added is the span less the untraced step; the estimate must take off most of it.
+assert abs(estimate - untraced) < 0.5 * (span - untraced), "the estimate keeps most of the recording's cost"
+assert span > 1.5 * untraced, "this test needs a recording the instrumentation inflated"
+PY
+
+# Without its profile the same ET replays op time only, and says so.
+"$MIMIC" replay "$TMP/lstm/et.json" --threads 1 --iters 1 --op-passes 1 --no-profiled-pass > "$TMP/bare.txt" 2>&1 \
+    || fail "replay of the ET alone"
+grep -q "host gaps none" "$TMP/bare.txt" || fail "ET alone: $(grep 'host gaps' "$TMP/bare.txt")"
+msg=$("$MIMIC" replay "$TMP/lstm/et.json" --host-gaps instrumented --iters 1 2>&1) && fail "instrumented without a profile ran"
+echo "$msg" | grep -q "needs the trace's profile" || fail "instrumented without a profile: $msg"
+echo PASS
