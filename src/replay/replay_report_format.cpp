@@ -100,6 +100,7 @@ std::string report_json(const ReplayReport& r) {
             .field("traced_span_ms", r.gaps.traced_span_us / 1000.0)
             .field("instrumentation_ms", r.gaps.instrumentation_us / 1000.0)
             .field("original_speed", r.gaps.original_speed)
+            .field("estimated_untraced_ms", r.gaps.untraced_us / 1000.0)
             .field("replay_traced_ms", r.gaps.replay_traced_ms)
             .field("replay_untraced_ms", r.gaps.replay_untraced_ms);
     w.end_object();
@@ -184,6 +185,9 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                          "profiled span {:.3f} ms less {:.3f} ms = {:.3f} ms untraced (estimated)",
                          r.gaps.replay_traced_ms, r.gaps.instrumentation, r.gaps.replay_untraced_ms, r.gaps.original_speed,
                          r.gaps.traced_span_us / 1000.0, r.gaps.instrumentation_us / 1000.0, r.gaps.untraced_us / 1000.0));
+    if (r.gaps.instrumented)
+        line(fmt::format("  host time: the recorded gaps {:.3f} ms less the replay's traced gaps there = {:.3f} ms",
+                         r.gaps.recorded_total_us / 1000.0, r.gaps.corrected_total_us / 1000.0));
     if (r.gaps.from_untraced)
         line(fmt::format("  host time from the untraced run: {:.3f} ms untraced - {:.3f} ms recorded op time "
                          "(corrected); recorded gaps x {:.2f}",

@@ -259,11 +259,8 @@ SessionResult run_replay_session(const SessionOptions& o) {
             InstrumentationMeasure m;
             m.instrumentation_us = overhead->overhead_ms() * 1000.0;
             m.traced_op_us = overhead->traced_op_us;
-            m.untraced_op_us = overhead->untraced_op_us;
             m.traced_gap_us = overhead->traced_gap_us;
-            std::string warning;
-            gaps = instrumented_host_gaps(trace, ran, ran_steps, m, span_us, &warning);
-            if (!warning.empty()) std::fprintf(stderr, "mimic: warning: %s\n", warning.c_str());
+            gaps = instrumented_host_gaps(trace, ran, ran_steps, m, span_us);
             gaps.instrumentation = overhead->setup.describe();
             gaps.replay_traced_ms = overhead->traced_ms;
             gaps.replay_untraced_ms = overhead->untraced_ms;

@@ -120,10 +120,9 @@ std::string calibrate_to_untraced(HostGapModel& m, const Trace& trace, const std
 }
 
 HostGapModel instrumented_host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, const std::vector<size_t>& steps,
-                                   const InstrumentationMeasure& measure, double traced_span_us, std::string* warning) {
+                                   const InstrumentationMeasure& measure, double traced_span_us) {
     HostGapModel m = host_gaps(trace, ops, 0.0);  // the gaps as recorded
     m.instrumented = true;
-    m.from_untraced = true;
     m.traced_span_us = traced_span_us;
     if (trace.timing.size() != trace.nodes.size()) return m;
     const auto at = [](const std::vector<double>& v, size_t s) { return s < v.size() ? v[s] : -1.0; };
@@ -142,37 +141,30 @@ HostGapModel instrumented_host_gaps(const Trace& trace, const std::vector<NodeIn
     const double speed = m.original_speed;
     m.instrumentation_us = measure.instrumentation_us * speed;
     m.untraced_us = std::max(0.0, traced_span_us - m.instrumentation_us);
-    // Ops the replay could not time under the profiler lose the share the timed ones lost.
-    double traced_sum = 0, untraced_sum = 0;
+    // Each recorded gap less the replay's traced gap there: the callbacks of
+    // the events between the two ops, which the replay opened too. Summed
+    // before clamping, so that noise either way cancels; gaps the replay did
+    // not time keep the share the timed ones kept.
+    std::vector<double> kept(ops.size(), 0.0);
+    double recorded_timed = 0, kept_timed = 0, recorded_untimed = 0, weight_sum = 0;
     for (size_t k = 0; k < ops.size(); ++k) {
-        const double t = at(measure.traced_op_us, steps[k]), u = at(measure.untraced_op_us, steps[k]);
-        if (t > 0 && u >= 0) traced_sum += t, untraced_sum += u;
-    }
-    const double kept_share = traced_sum > 0 ? std::min(1.0, untraced_sum / traced_sum) : 1.0;
-    m.op_time_us = 0;
-    std::vector<double> weight(ops.size(), 0.0);
-    double weight_sum = 0;
-    for (size_t k = 0; k < ops.size(); ++k) {
-        const NodeTiming& timing = trace.timing[ops[k].value];
-        if (!timing.linked()) continue;
-        const double recorded = timing.typical_duration_us();
-        const double t = at(measure.traced_op_us, steps[k]), u = at(measure.untraced_op_us, steps[k]);
-        m.op_time_us += t > 0 && u >= 0 ? std::max(0.0, recorded - speed * std::max(0.0, t - u)) : recorded * kept_share;
         const double replay_gap = at(measure.traced_gap_us, steps[k]);
-        weight[k] = std::max(0.0, m.gap_us[k] - speed * std::max(0.0, replay_gap));
-        weight_sum += weight[k];
+        if (replay_gap < 0) {
+            recorded_untimed += m.gap_us[k];
+            continue;
+        }
+        recorded_timed += m.gap_us[k];
+        kept_timed += m.gap_us[k] - speed * replay_gap;
+        kept[k] = std::max(0.0, m.gap_us[k] - speed * replay_gap);
+        weight_sum += kept[k];
     }
-    const double host_us = m.untraced_us - m.op_time_us;
-    if (host_us <= 0 && warning)
-        *warning = "the replayed ops' recorded durations less their instrumentation (" + std::to_string(int64_t(m.op_time_us)) +
-                   " us) exceed the estimated untraced iteration (" + std::to_string(int64_t(m.untraced_us)) +
-                   " us): no host time left to reproduce";
-    m.corrected_total_us = std::max(0.0, host_us);
+    const double share = recorded_timed > 0 ? std::max(0.0, kept_timed) / recorded_timed : 0.0;
+    m.corrected_total_us = std::max(0.0, kept_timed) + share * recorded_untimed;
     m.scale = m.recorded_total_us > 0 ? m.corrected_total_us / m.recorded_total_us : 0;
-    for (size_t k = 0; k < ops.size(); ++k)
-        m.gap_us[k] = weight_sum > 0 ? m.corrected_total_us * weight[k] / weight_sum
-                      : m.recorded_total_us > 0 ? m.gap_us[k] * m.scale
-                                                 : (k == 0 ? m.corrected_total_us : 0.0);
+    for (size_t k = 0; k < ops.size(); ++k) {
+        const bool timed = at(measure.traced_gap_us, steps[k]) >= 0;
+        m.gap_us[k] = timed ? (weight_sum > 0 ? std::max(0.0, kept_timed) * kept[k] / weight_sum : 0.0) : m.gap_us[k] * share;
+    }
     return m;
 }
 

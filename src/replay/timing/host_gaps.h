@@ -104,14 +104,16 @@ HostGapModel measured_host_gaps(const Trace& trace, const std::vector<NodeIndex>
 std::string calibrate_to_untraced(HostGapModel& m, const Trace& trace, const std::vector<NodeIndex>& ops,
                                   double untraced_us);
 
-// --host-gaps instrumented, for a trace recorded by anyone's tools: the
-// untraced iteration is the profiled span less `instrumentation_us` (the
-// replay's labelled iterations under the recording's instrumentation less
-// without it, recording_overhead.h). Each op's recorded duration loses what
-// the instrumentation added inside that op in the replay (traced_op_us -
-// untraced_op_us, per step); the host time left is spread over the gaps in
-// proportion to what each recorded gap keeps once the replay's traced gap
-// there (the events between the two ops, their callbacks) is taken off.
+// --host-gaps instrumented, for a trace recorded by anyone's tools. The
+// untraced iteration is the profiled span less the instrumentation the
+// replay measured (its labelled iterations under the recording's
+// instrumentation less without it, recording_overhead.h), scaled to the
+// original's speed. The host time is each recorded gap less the replay's
+// traced gap there, the callbacks of the events between the two ops. Measured
+// on the foreign models of bench/replay_foreign.py, this put 1.5-2.6 ms of
+// host time where taking the ops' corrected profiled durations off the
+// estimate left 0-1.5 ms, against 1.9-4.1 ms that the untraced steps less
+// the replayed op time implied (docs/findings.md, 2026-11-26).
 // `ops`: the replayed nodes; `steps[k]`: ops[k]'s index into the per-step vectors.
 // Ops that say how fast the original ran against the replay: long enough
 // that the profiler's microsecond stamps do not decide the ratio; too few
@@ -121,9 +123,9 @@ inline constexpr size_t kMinSpeedSamples = 10;
 
 struct InstrumentationMeasure {
     double instrumentation_us = 0;
-    std::vector<double> traced_op_us, untraced_op_us, traced_gap_us;  // per step, -1 unknown
+    std::vector<double> traced_op_us, traced_gap_us;  // per step, -1 unknown
 };
 HostGapModel instrumented_host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, const std::vector<size_t>& steps,
-                                   const InstrumentationMeasure& measure, double traced_span_us, std::string* warning);
+                                   const InstrumentationMeasure& measure, double traced_span_us);
 
 }  // namespace mimic::replay

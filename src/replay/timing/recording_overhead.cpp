@@ -9,16 +9,10 @@ RecordingOverhead measure_recording_overhead(Replayer& replayer, const LabelPlan
     const LabelledRun run = replayer.prepare_labels(plan);
     const size_t steps = replayer.steps().size();
     std::vector<double> traced, untraced;
-    std::vector<std::vector<double>> traced_op(steps), untraced_op(steps), traced_gap(steps);
+    std::vector<std::vector<double>> traced_op(steps), traced_gap(steps);
     const auto bare = [&](bool keep) {
-        std::vector<OpBracket> brackets;
-        const double ms = replayer.run_labelled_iteration(run, &brackets);
-        if (!keep) return;
-        untraced.push_back(ms);
-        size_t k = 0;
-        for (size_t s = 0; s < steps && k < brackets.size(); ++s)
-            if (!replayer.steps()[s].skipped)
-                untraced_op[s].push_back(double(brackets[k].after_ns - brackets[k].before_ns) / 1000.0), ++k;
+        const double ms = replayer.run_labelled_iteration(run);
+        if (keep) untraced.push_back(ms);
     };
     const auto instrumented = [&](bool keep) {
         std::vector<OpBracket> brackets;
@@ -68,7 +62,6 @@ RecordingOverhead measure_recording_overhead(Replayer& replayer, const LabelPlan
         return m;
     };
     out.traced_op_us = medians(traced_op);
-    out.untraced_op_us = medians(untraced_op);
     out.traced_gap_us = medians(traced_gap);
     return out;
 }
