@@ -101,19 +101,14 @@ SessionResult run_replay_session(const SessionOptions& o) {
     if (o.device != "cpu") fail({"", -1, -1, "--device"}, "this libtorch build replays on cpu only");
 
     Trace trace = load_trace(input.trace_path);
-    // What recorded the profile, for --host-gaps instrumented: the legacy
-    // profiler's export or Kineto's, with input shapes and memory records or not.
+    // What recorded the profile, for --host-gaps instrumented: the observer
+    // and torch's profiler, with input shapes and memory records or not.
     InstrumentationSetup recorded_under;
     if (!input.profile_path.empty()) {
         const ProfileTrace profile = read_kineto_trace(input.profile_path);
         link_profile(trace, profile);
-        // torch.profiler.profile runs the collection-based profiler whether
-        // or not torch has Kineto; only its export differs (without Kineto,
-        // the legacy "CPU functions" list, as Debian's 1.13 writes).
-        recorded_under.profiler = InstrumentationSetup::Profiler::Collection;
         // The legacy export writes no shapes whether or not they were
-        // recorded: taken as not, the profiler's default (with the observer
-        // on, the replay measured the same cost either way).
+        // recorded: taken as not, the profiler's default.
         recorded_under.record_shapes = profile.stats.events_with_shapes > 0;
         recorded_under.profile_memory = profile.stats.memory_events > 0;
     }

@@ -152,6 +152,31 @@ TEST(KinetoReader, ToleratesWhatRealTracesContain) {
     EXPECT_EQ(p.runtime[0].correlation, 77);
 }
 
+// torch.profiler's export where torch has no Kineto (Debian's 1.13): the
+// legacy list, no "cat", the side named by the process. The first events of
+// a recording of bench/foreign_record.py, a kernel line as the same export
+// writes one for CUDA, and the flow event it pairs it with.
+TEST(KinetoReader, ReadsTheLegacyProfilersExport) {
+    ProfileTrace p = read_kineto_trace(write_temp("legacy.json", R"([
+{"name": "aten::zeros", "ph": "X", "ts": 117, "dur": 84, "tid": 1, "pid": "CPU functions", "args": {}},
+{"name": "aten::empty", "ph": "X", "ts": 137, "dur": 35, "tid": 1, "pid": "CPU functions", "args": {}},
+{"name": "aten::zero_", "ph": "X", "ts": 186, "dur": 9, "tid": 1, "pid": "CPU functions", "args": {}},
+{"name": "Optimizer.zero_grad#SGD.zero_grad", "ph": "X", "ts": 217, "dur": 261, "tid": 1, "pid": "CPU functions", "args": {}},
+{"name": "aten::mm", "ph": "s", "ts": 300, "tid": 1, "pid": "CPU functions", "id": 1, "cat": "cpu_to_cuda", "args": {}},
+{"name": "volta_sgemm_128x64_nn", "ph": "X", "ts": 310, "dur": 20, "tid": 0, "pid": "CUDA functions", "args": {}},
+{"name": "aten::unknown_side", "ph": "X", "ts": 400, "dur": 1, "tid": 1, "pid": "Python", "args": {}}
+])"));
+    ASSERT_EQ(p.host.size(), 4u);
+    EXPECT_EQ(p.str(p.host[3].name), "Optimizer.zero_grad#SGD.zero_grad");
+    EXPECT_DOUBLE_EQ(p.host[3].ts_us, 217);
+    EXPECT_DOUBLE_EQ(p.host[3].dur_us, 261);
+    ASSERT_EQ(p.device.size(), 1u);
+    EXPECT_EQ(p.device[0].kind, DeviceKind::Kernel);
+    EXPECT_EQ(p.flows.size(), 1u);
+    EXPECT_EQ(p.stats.other_events, 1u);  // a process the export does not write
+    EXPECT_EQ(p.stats.events_with_shapes, 0u);
+}
+
 TEST(KinetoReader, EmptyEventListReadsEmpty) {
     ProfileTrace p = read_kineto_trace(write_temp("empty_list.json", R"({"traceEvents": [], "schemaVersion": 1})"));
     EXPECT_TRUE(p.host.empty());

@@ -292,10 +292,7 @@ void KinetoEventParser::parse(element event, uint64_t offset) {
     }
 
     EventClass cls = classify_category(cat);
-    if (cls == EventClass::Other && cat.empty() && has_pid) {
-        cls = classify_legacy_process(pid);
-        if (cls != EventClass::Other) ++out_.stats.legacy_events;
-    }
+    if (cls == EventClass::Other && cat.empty() && has_pid) cls = classify_legacy_process(pid);
     if (cls == EventClass::Other) {
         ++out_.stats.other_events;
         return;

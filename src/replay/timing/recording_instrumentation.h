@@ -1,10 +1,9 @@
 // The instrumentation a trace was recorded under, switched on around replayed
 // calls: PyTorch's execution-graph observer writing an ET, and torch's
-// profiler of the kind that wrote the profile (the legacy profiler, whose
-// Chrome export is a bare list of "CPU functions" events, where torch has no
-// Kineto, as Debian's 1.13; else the collection-based one).
+// profiler (torch.profiler runs the collection-based one whether or not torch
+// has Kineto; without it only the export differs, the legacy Chrome list).
 //
-// Why: recording inflates a step, 3-7x under 1.13's observer and profiler on
+// Why: recording inflates a step, 2-7x under 1.13's observer and profiler on
 // this project's models (the observer formats and writes a JSON record per
 // event). Replaying the same events under the same instrumentation measures
 // that cost on the replay machine, so a foreign trace's profile can be
@@ -21,12 +20,11 @@
 namespace mimic::replay {
 
 struct InstrumentationSetup {
-    enum class Profiler : uint8_t { None, Legacy, Collection };
     bool et_observer = true;
-    Profiler profiler = Profiler::Legacy;
+    bool profiler = true;
     bool record_shapes = false;
     bool profile_memory = false;
-    std::string describe() const;  // "execution-graph observer + legacy profiler (record_shapes)"
+    std::string describe() const;  // "execution-graph observer + profiler (record_shapes)"
 };
 
 // On from construction to finish() (or destruction). The observer's ET goes
@@ -48,8 +46,7 @@ private:
     InstrumentationSetup setup_;
     std::string et_path_;
     bool observer_on_ = false;
-    bool profiler_on_ = false;
-    std::unique_ptr<TorchProfilerSession> collection_;
+    std::unique_ptr<TorchProfilerSession> profiler_;
 };
 
 }  // namespace mimic::replay
