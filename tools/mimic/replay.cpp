@@ -229,8 +229,8 @@ const Registrar registrar{{
                      "with a profile of this kind of device: time the ops once more under torch's own profiler, set up "
                      "as the recorder's, and compare with the profile's durations as recorded (default)");
         app.add_option("--host-gaps", a->host_gaps,
-                       "host time between ops: auto (the default: measured, else untraced, else instrumented, "
-                       "else none, as the inputs allow), "
+                       "host time between ops: auto (the default: untraced, else measured, else instrumented, "
+                       "else none, as the inputs allow; measured first for many ranks), "
                        "measured (the gaps of untraced calls the recorder timed, op_gaps.json), "
                        "untraced (the recorded gaps scaled so ops + gaps = meta.json's untraced time), "
                        "instrumented (any ET + profile: the profile's time less what the recording's observer and "
