@@ -239,7 +239,6 @@ SessionResult run_replay_session(const SessionOptions& o) {
         fail({input.meta_path.empty() ? input.trace_path : input.meta_path, -1, -1, "op_gaps.json"},
              "--host-gaps measured needs the op_gaps.json that mimic record writes beside meta.json "
              "(use --host-gaps recorded or none)");
-    std::optional<RecordingOverhead> overhead;
     if (host_gaps_mode != "none") {
         if (!measured && !timed)
             std::fprintf(stderr, "mimic: warning: --host-gaps %s needs a profile; replaying without gaps\n",
@@ -258,15 +257,15 @@ SessionResult run_replay_session(const SessionOptions& o) {
             const LabelPlan plan =
                 plan_labels(trace, nodes_in_id_range(trace, sel.first_node_id, sel.last_node_id), all, runs);
             const double span_us = profiled_span(trace, sel).value_or(0.0) * 1000.0;
-            overhead = measure_recording_overhead(replayer, plan, recorded_under, kInstrumentedPasses);
+            const RecordingOverhead overhead = measure_recording_overhead(replayer, plan, recorded_under, kInstrumentedPasses);
             InstrumentationMeasure m;
-            m.instrumentation_us = overhead->overhead_ms() * 1000.0;
-            m.traced_op_us = overhead->traced_op_us;
-            m.traced_gap_us = overhead->traced_gap_us;
+            m.instrumentation_us = overhead.overhead_ms() * 1000.0;
+            m.traced_op_us = overhead.traced_op_us;
+            m.traced_gap_us = overhead.traced_gap_us;
             gaps = instrumented_host_gaps(trace, ran, ran_steps, m, span_us);
-            gaps.instrumentation = overhead->setup.describe();
-            gaps.replay_traced_ms = overhead->traced_ms;
-            gaps.replay_untraced_ms = overhead->untraced_ms;
+            gaps.instrumentation = overhead.setup.describe();
+            gaps.replay_traced_ms = overhead.traced_ms;
+            gaps.replay_untraced_ms = overhead.untraced_ms;
         } else {
             gaps = with_instrumentation(measured ? measured_host_gaps(trace, all, runs, *op_gaps)
                                                  : host_gaps(trace, ran, per_event));

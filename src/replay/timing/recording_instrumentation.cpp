@@ -1,11 +1,9 @@
 #include "replay/timing/recording_instrumentation.h"
 
-#include <ATen/record_function.h>
 #include <torch/csrc/profiler/execution_graph_observer.h>
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -26,28 +24,25 @@ std::string scratch_et_path() {
 }  // namespace
 
 std::string InstrumentationSetup::describe() const {
-    std::string out = et_observer ? "execution-graph observer" : "";
-    if (profiler) out += std::string(out.empty() ? "" : " + ") + "profiler";
-    if (profiler && (record_shapes || profile_memory))
+    std::string out = "execution-graph observer + profiler";
+    if (record_shapes || profile_memory)
         out += std::string(" (") + (record_shapes ? "record_shapes" : "") + (record_shapes && profile_memory ? ", " : "") +
                (profile_memory ? "profile_memory" : "") + ")";
-    return out.empty() ? "nothing" : out;
+    return out;
 }
 
-RecordingInstrumentation::RecordingInstrumentation(const InstrumentationSetup& setup) : setup_(setup) {
+RecordingInstrumentation::RecordingInstrumentation(const InstrumentationSetup& setup) {
     // The profiler first, then the observer: a user starts the observer
     // inside the profiler's block, so its callbacks were added second.
-    if (setup_.profiler) profiler_ = std::make_unique<TorchProfilerSession>(setup_.record_shapes, setup_.profile_memory);
-    if (setup_.et_observer) {
-        et_path_ = scratch_et_path();
-        if (!torch::profiler::impl::addExecutionGraphObserver(et_path_)) {
-            std::remove(et_path_.c_str());
-            finish();
-            throw std::runtime_error("the execution-graph observer is already on in this process");
-        }
-        torch::profiler::impl::enableExecutionGraphObserver();
-        observer_on_ = true;
+    profiler_ = std::make_unique<TorchProfilerSession>(setup.record_shapes, setup.profile_memory);
+    et_path_ = scratch_et_path();
+    if (!torch::profiler::impl::addExecutionGraphObserver(et_path_)) {
+        std::remove(et_path_.c_str());
+        finish();
+        throw std::runtime_error("the execution-graph observer is already on in this process");
     }
+    torch::profiler::impl::enableExecutionGraphObserver();
+    observer_on_ = true;
 }
 
 void RecordingInstrumentation::stop_observer() {
@@ -61,10 +56,8 @@ void RecordingInstrumentation::stop_observer() {
 std::vector<ProfiledOpEvent> RecordingInstrumentation::finish() {
     stop_observer();
     if (!profiler_) return {};
-    std::vector<ProfiledOpEvent> events = profiler_->finish(/*nested=*/true);
+    std::vector<ProfiledOpEvent> events = profiler_->finish(/*nested=*/true);  // in start order
     profiler_.reset();
-    std::stable_sort(events.begin(), events.end(),
-                     [](const ProfiledOpEvent& a, const ProfiledOpEvent& b) { return a.start_ns < b.start_ns; });
     return events;
 }
 

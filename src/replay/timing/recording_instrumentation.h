@@ -19,9 +19,8 @@
 
 namespace mimic::replay {
 
+// How the profiler was set up; the observer has no settings.
 struct InstrumentationSetup {
-    bool et_observer = true;
-    bool profiler = true;
     bool record_shapes = false;
     bool profile_memory = false;
     std::string describe() const;  // "execution-graph observer + profiler (record_shapes)"
@@ -43,7 +42,6 @@ public:
 
 private:
     void stop_observer();
-    InstrumentationSetup setup_;
     std::string et_path_;
     bool observer_on_ = false;
     std::unique_ptr<TorchProfilerSession> profiler_;

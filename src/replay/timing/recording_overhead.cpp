@@ -45,8 +45,6 @@ RecordingOverhead measure_recording_overhead(Replayer& replayer, const LabelPlan
     }
     RecordingOverhead out;
     out.setup = setup;
-    out.passes = passes;
-    out.labels = plan.labels.size();
     out.traced_ms = median(traced);
     out.untraced_ms = median(untraced);
     // Each traced run less the bare run just before it: the machine's speed

@@ -16,8 +16,6 @@ namespace mimic::replay {
 
 struct RecordingOverhead {
     InstrumentationSetup setup;
-    int passes = 0;            // of each kind
-    size_t labels = 0;         // non-operator events opened per iteration
     double traced_ms = 0;      // median labelled iteration under the instrumentation
     double untraced_ms = 0;    // median labelled iteration without it
     // Per step (-1 where unknown): the profiler's duration of the op in the

@@ -68,7 +68,8 @@ std::vector<ProfiledOpEvent> TorchProfilerSession::finish(bool nested) {
         ops.push_back({e->name(), e->start_time_ns_, e->endTimeNS()});
         if (nested) todo.insert(todo.end(), e->children_.rbegin(), e->children_.rend());
     }
-    std::sort(ops.begin(), ops.end(), [](const ProfiledOpEvent& a, const ProfiledOpEvent& b) { return a.start_ns < b.start_ns; });
+    // Stable: a nested event starting with its parent stays after it, as the walk found them.
+    std::stable_sort(ops.begin(), ops.end(), [](const ProfiledOpEvent& a, const ProfiledOpEvent& b) { return a.start_ns < b.start_ns; });
     return ops;
 }
 
