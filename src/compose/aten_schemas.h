@@ -79,4 +79,33 @@ inline constexpr const char* sqrt = "aten::sqrt(Tensor self) -> Tensor";
 inline constexpr const char* zero_ = "aten::zero_(Tensor(a!) self) -> Tensor(a!)";
 inline constexpr const char* copy_ = "aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)";
 
+inline constexpr const char* stack = "aten::stack(Tensor[] tensors, int dim=0) -> Tensor";
+inline constexpr const char* new_empty =
+    "aten::new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
+    "-> Tensor";
+inline constexpr const char* new_zeros =
+    "aten::new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
+    "-> Tensor";
+inline constexpr const char* split_with_sizes = "aten::split_with_sizes(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]";
+inline constexpr const char* unbind = "aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]";
+inline constexpr const char* narrow = "aten::narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)";
+inline constexpr const char* slice =
+    "aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)";
+inline constexpr const char* tril_indices =
+    "aten::tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? "
+    "pin_memory=None) -> Tensor";
+inline constexpr const char* index = "aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor";
+inline constexpr const char* index_put_impl_ =
+    "aten::_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)";
+inline constexpr const char* bce_with_logits =
+    "aten::binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> "
+    "Tensor";
+inline constexpr const char* sub_ = "aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)";
+inline constexpr const char* mul_ = "aten::mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)";
+inline constexpr const char* div_scalar_ = "aten::div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)";
+inline constexpr const char* embedding_bag_backward =
+    "aten::_embedding_bag_backward(Tensor grad, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, Tensor "
+    "maximum_indices, int num_weights, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, int padding_idx=-1) "
+    "-> Tensor";
+
 }  // namespace mimic::compose::schema

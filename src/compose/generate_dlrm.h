@@ -1,7 +1,8 @@
 // One training iteration of DLRM as it runs on many ranks (the "hybrid
 // parallel" of the DLRM paper): embedding tables are sharded whole over
-// all ranks, table t on rank t mod ranks; the bottom and top MLPs are
-// replicated and trained data-parallel.
+// all ranks (table t on rank t mod ranks, or as --shard-tables places
+// them; each table has its own rows and pooling); the bottom and top MLPs
+// are replicated and trained data-parallel.
 // Per micro-batch of B samples per rank:
 // - forward: bottom MLP; each rank looks up its tables for all ranks'
 //   samples (B x ranks x pooling rows per table) and pools them; an
@@ -26,13 +27,19 @@
 
 namespace mimic::compose {
 
-// Tables that rank `rank` holds: tables / ranks, one more for the first tables % ranks ranks.
+struct DlrmTable {
+    int64_t index = 0, rows = 0, pooling = 0;
+    bool operator<(const DlrmTable& b) const { return index < b.index; }
+};
+
+// The tables rank `rank` holds, in table order (o.table_ranks).
+std::vector<DlrmTable> dlrm_rank_tables(const GenerateOptions& o, int64_t rank);
 int64_t dlrm_local_tables(const GenerateOptions& o, int64_t rank);
 
 // The MLPs' parameters (bottom, then top), in registration order.
 std::vector<ParamUnit> dlrm_dense_params(const GenerateOptions& o);
 
-// The program of a rank holding `local_tables` tables.
-RankProgram build_dlrm_program(const GenerateOptions& o, const RankLayout& layout, const ComputeCost& cost, int64_t local_tables);
+// The program of a rank holding `tables`.
+RankProgram build_dlrm_program(const GenerateOptions& o, const RankLayout& layout, const ComputeCost& cost, const std::vector<DlrmTable>& tables);
 
 }  // namespace mimic::compose

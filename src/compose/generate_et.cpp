@@ -9,7 +9,10 @@
 #include <utility>
 
 #include "compose/aten_schemas.h"
+#include "compose/generate_dlrm.h"
 #include "compose/generate_et_builder.h"
+#include "compose/generate_et_dlrm.h"
+#include "compose/generate_et_ops.h"
 #include "compose/generate_layout.h"
 #include "support/error.h"
 #include "support/json_writer.h"
@@ -19,19 +22,6 @@ namespace mimic::compose {
 namespace {
 
 using Shape = std::vector<int64_t>;
-
-struct Param {
-    EtTensor value, grad;
-    bool final = false;  // its gradient is complete (the last micro-batch's backward passed it)
-};
-
-// One Python-level collective call, for meta.json (group and whether the
-// caller waited), as mimic's recorder writes them.
-struct PyCall {
-    std::string op = "all_reduce";
-    std::string pg_name;
-    bool async_op = false;
-};
 
 // The process groups of a rank's ET by name: the default "0", the tensor-
 // and data-parallel groups (named by their communicator-group ids), and for
@@ -65,14 +55,13 @@ EtGroups et_groups(const GenerateOptions& o, const RankLayout& layout) {
 // tensor-parallel attention heads and MLP width, vocabulary-parallel
 // embedding tied to the output layer), op by op as PyTorch's autograd runs
 // them, for one rank.
-class GptEt {
+class GptEt : public EtOpWriter {
+    using Param = EtParam;
+
 public:
     GptEt(const GenerateOptions& o, const RankLayout& layout, int64_t rank)
-        : o_(o), rank_(rank), stage_(layout.coords(rank).stage), first_(stage_ == 0), last_(stage_ == o.pp - 1), b_(1000 + rank),
+        : EtOpWriter(o, 1000 + rank), o_(o), rank_(rank), stage_(layout.coords(rank).stage), first_(stage_ == 0), last_(stage_ == o.pp - 1),
           s_(o.seq), bt_(o.micro_batch), h_(o.hidden), np_(o.heads / o.tp), hn_(o.head_dim()), hl_(o.hidden / o.tp), fl_(o.ffn / o.tp), vl_(o.padded_vocab() / o.tp), N_(o.seq * o.micro_batch) {
-        dtype_ = o.dtype == "fp32" ? "float" : o.dtype == "bf16" ? "c10::BFloat16" : "c10::Half";
-        scalar_type_ = o.dtype == "fp32" ? 6 : o.dtype == "bf16" ? 15 : 5;
-        item_ = static_cast<int>(o.dtype_bytes());
         const int64_t tp_id = layout.group_id(GenGroup::Tensor, rank), dp_id = layout.group_id(GenGroup::Data, rank);
         tp_group_ = o.tp > 1 ? std::to_string(tp_id) : "";
         dp_group_ = o.dp > 1 ? std::to_string(dp_id) : "";
@@ -111,7 +100,6 @@ public:
         optimizer();
         return b_.finish();
     }
-    size_t ops() const { return b_.ops(); }
 
 private:
     struct Layer {
@@ -125,9 +113,6 @@ private:
         EtTensor xl, yf, meanf, rstdf, lsm, loss, total_weight;
     };
 
-    EtTensor T(Shape s) { return b_.tensor(std::move(s), dtype_, item_); }
-    Param P(Shape s) { return {T(std::move(s)), {}}; }
-    static EtValue v(const EtTensor& t) { return EtBuilder::v(t); }
 
     // This stage's parameters: the embedding on the first, its layers, the
     // final norm and (a pipeline's) copy of the tied output layer on the last.
@@ -169,66 +154,6 @@ private:
         for (Param* p : ps) p->final = true;
     }
 
-    // --- single ops
-    EtTensor view(const EtTensor& x, Shape s) {
-        const EtTensor out = b_.alias(x, std::move(s));
-        b_.op("aten::view", schema::view, {v(x), EtBuilder::v_ints(out.shape)}, {v(out)});
-        return out;
-    }
-    EtTensor transpose(const EtTensor& x, int64_t d0, int64_t d1) {
-        Shape s = x.shape;
-        std::swap(s[static_cast<size_t>(d0)], s[static_cast<size_t>(d1)]);
-        const EtTensor out = b_.alias(x, s);
-        b_.op("aten::transpose", schema::transpose, {v(x), EtBuilder::v_int(d0), EtBuilder::v_int(d1)}, {v(out)});
-        return out;
-    }
-    EtTensor t(const EtTensor& x) {
-        const EtTensor out = b_.alias(x, {x.shape[1], x.shape[0]});
-        b_.op("aten::t", schema::t, {v(x)}, {v(out)});
-        return out;
-    }
-    EtTensor contiguous(const EtTensor& x) {
-        const EtTensor out = T(x.shape);
-        b_.op("aten::contiguous", schema::contiguous, {v(x), EtBuilder::v_int(0)}, {v(out)});
-        return out;
-    }
-    EtTensor mm(const EtTensor& a, const EtTensor& w) {
-        const EtTensor out = T({a.shape[0], w.shape[1]});
-        b_.op("aten::mm", schema::mm, {v(a), v(w)}, {v(out)});
-        return out;
-    }
-    EtTensor addmm(const EtTensor& bias, const EtTensor& a, const EtTensor& w) {
-        const EtTensor out = T({a.shape[0], w.shape[1]});
-        b_.op("aten::addmm", schema::addmm, {v(bias), v(a), v(w), EtBuilder::v_int(1), EtBuilder::v_int(1)}, {v(out)});
-        return out;
-    }
-    EtTensor bmm(const EtTensor& a, const EtTensor& c) {
-        const EtTensor out = T({a.shape[0], a.shape[1], c.shape[2]});
-        b_.op("aten::bmm", schema::bmm, {v(a), v(c)}, {v(out)});
-        return out;
-    }
-    EtTensor add(const EtTensor& a, const EtTensor& c) {
-        Shape s = a.shape;
-        for (size_t i = 0; i < s.size(); ++i) s[i] = std::max(s[i], c.shape[i]);  // broadcast (same rank here)
-        const EtTensor out = T(s);
-        b_.op("aten::add", schema::add, {v(a), v(c), EtBuilder::v_int(1)}, {v(out)});
-        return out;
-    }
-    EtTensor add_bias(const EtTensor& a, const EtTensor& bias) {
-        const EtTensor out = T(a.shape);
-        b_.op("aten::add", schema::add, {v(a), v(bias), EtBuilder::v_int(1)}, {v(out)});
-        return out;
-    }
-    EtTensor scale(const EtTensor& x, double by) {
-        const EtTensor out = T(x.shape);
-        b_.op("aten::mul", schema::mul_scalar, {v(x), EtBuilder::v_double(by)}, {v(out)});
-        return out;
-    }
-    EtTensor sum0(const EtTensor& x) {
-        const EtTensor out = T({x.shape[1]});
-        b_.op("aten::sum", schema::sum, {v(x), EtBuilder::v_ints({0}), EtBuilder::v_bool(false), EtBuilder::v_none()}, {v(out)});
-        return out;
-    }
     struct Norm {
         EtTensor y, mean, rstd;
     };
@@ -249,20 +174,6 @@ private:
         accumulate(bias, gb);
         return gx;
     }
-    // The first micro-batch's gradient is the parameter's; later ones add into it.
-    void accumulate(Param& p, const EtTensor& g) {
-        if (p.grad.id == 0) {
-            p.grad = g;
-            return;
-        }
-        b_.op("aten::add_", schema::add_, {v(p.grad), v(g), EtBuilder::v_int(1)}, {v(p.grad)});
-    }
-    void all_reduce(const EtTensor& x, const std::string& group, bool async_op) {
-        b_.op("c10d::allreduce_", schema::allreduce,
-              {EtBuilder::v_tensors({x}), EtBuilder::v_object(), EtBuilder::v_object(), EtBuilder::v_int(-1)},
-              {EtBuilder::v_tensors({x}), EtBuilder::v_object()});
-        calls_->push_back({"all_reduce", group.empty() ? "0" : group, async_op});
-    }
     void tp_all_reduce(const EtTensor& x) {
         if (o_.tp > 1) all_reduce(x, tp_group_, false);
     }
@@ -280,7 +191,7 @@ private:
         // (batch_isend_irecv): a stage goes on computing while its message
         // waits for the peer's receive, so neighbours that send to each other
         // at once (1F1B's steady state) do not wait on each other.
-        calls_->push_back({send ? "send" : "recv", peer.group, send});
+        calls_->push_back({send ? "send" : "recv", peer.group, send, {}, {}});
     }
 
     // --- the model
@@ -486,16 +397,11 @@ private:
     const bool first_, last_;
     Peer prev_, next_;
     std::string emb_group_;  // first and last stage of a pipeline
-    EtBuilder b_;
     const int64_t s_, bt_, h_, np_, hn_, hl_, fl_, vl_, N_;
-    std::string dtype_;
-    int scalar_type_ = 6;
-    int item_ = 4;
     std::string tp_group_, dp_group_;
     Param emb_, pos_, lnfw_, lnfb_, head_;
     EtTensor ids_, targets_;
     std::vector<Layer> layers_;
-    std::vector<PyCall>* calls_ = nullptr;
     size_t next_param_ = 0;
     std::vector<EtTensor> bucket_;
     uint64_t bucket_bytes_ = 0;
@@ -521,7 +427,17 @@ std::string meta_json(const GenerateOptions& o, const EtGroups& groups, int64_t 
     }
     j.end_array();
     j.key("python_collectives").begin_array();
-    for (const PyCall& c : calls) j.begin_object().field("op", c.op).field("pg_name", c.pg_name).field("async_op", c.async_op).end_object();
+    for (const PyCall& c : calls) {
+        j.begin_object().field("op", c.op).field("pg_name", c.pg_name).field("async_op", c.async_op);
+        if (!c.input_splits.empty()) {
+            j.key("input_split_sizes").begin_array();
+            for (int64_t n : c.input_splits) j.value(static_cast<long long>(n));
+            j.end_array().key("output_split_sizes").begin_array();
+            for (int64_t n : c.output_splits) j.value(static_cast<long long>(n));
+            j.end_array();
+        }
+        j.end_object();
+    }
     j.end_array();
     j.end_object();
     return j.str() + "\n";
@@ -530,7 +446,11 @@ std::string meta_json(const GenerateOptions& o, const EtGroups& groups, int64_t 
 }  // namespace
 
 EtGenerateResult write_generated_et(const GenerateOptions& o, const std::string& prefix) {
-    if (o.model != GenModel::Gpt) fail({"--format", -1, -1, ""}, "et is generated for gpt only; other models as Chakra");
+    if (o.model != GenModel::Gpt && o.model != GenModel::Dlrm) fail({"--format", -1, -1, ""}, "et is generated for gpt and dlrm; other models as Chakra");
+    if (o.model == GenModel::Dlrm)
+        for (int64_t r = 0; r < o.ranks; ++r)
+            if (dlrm_local_tables(o, r) == 0)
+                fail({"--shard-tables", -1, -1, ""}, "rank " + std::to_string(r) + " holds no table; --format et needs every rank to hold one");
     if (o.sharding != GenSharding::None) fail({o.sharding == GenSharding::Zero ? "--zero" : "--fsdp", -1, -1, ""}, "--format et synchronises gradients as DDP only");
     if (o.ranks > 64) fail({"--ranks", -1, -1, ""}, "--format et is for replays on one machine: at most 64 ranks");
     const RankLayout layout(o);
@@ -542,15 +462,21 @@ EtGenerateResult write_generated_et(const GenerateOptions& o, const std::string&
     j.field("directory", prefix).key("files").begin_array();
     for (int64_t r = 0; r < o.ranks; ++r) {
         std::vector<PyCall> py;
-        GptEt et(o, layout, r);
-        const std::string doc = et.build(py);
+        std::string doc;
+        if (o.model == GenModel::Dlrm) {
+            doc = build_dlrm_et(o, r, py, ops);
+        } else {
+            GptEt et(o, layout, r);
+            doc = et.build(py);
+            ops = et.ops();
+        }
         const std::string dir = prefix + "/rank" + std::to_string(r);
         std::error_code ec;
         std::filesystem::create_directories(dir, ec);
         if (ec) fail({dir, -1, -1, ""}, "cannot create the directory: " + ec.message());
         write_output(dir + "/et.json", doc);
         write_output(dir + "/meta.json", meta_json(o, groups, r, py));
-        ops = et.ops(), calls = py.size();
+        calls = py.size();
         j.value(dir + "/et.json");
     }
     j.end_array();
@@ -558,8 +484,8 @@ EtGenerateResult write_generated_et(const GenerateOptions& o, const std::string&
     j.end_object();
     result.json = j.str() + "\n";
     char line[512];
-    std::snprintf(line, sizeof line, "gpt on %lld ranks (dp %lld x tp %lld x pp %lld) as PyTorch ETs: %s/rank<r>/et.json, %zu ops and %zu communication calls on the last rank\n",
-                  static_cast<long long>(o.ranks), static_cast<long long>(o.dp), static_cast<long long>(o.tp), static_cast<long long>(o.pp),
+    std::snprintf(line, sizeof line, "%s on %lld ranks (dp %lld x tp %lld x pp %lld) as PyTorch ETs: %s/rank<r>/et.json, %zu ops and %zu communication calls on the last rank\n",
+                  gen_model_name(o.model), static_cast<long long>(o.ranks), static_cast<long long>(o.dp), static_cast<long long>(o.tp), static_cast<long long>(o.pp),
                   prefix.c_str(), ops, calls);
     result.table = line;
     return result;

@@ -50,15 +50,16 @@ EtTensor EtBuilder::tensor(std::vector<int64_t> shape, const std::string& dtype,
     return t;
 }
 
-EtTensor EtBuilder::alias(const EtTensor& base, std::vector<int64_t> shape) {
+EtTensor EtBuilder::alias(const EtTensor& base, std::vector<int64_t> shape, int64_t offset) {
     EtTensor t = base;
     t.id = next_id();
     t.shape = std::move(shape);
+    t.offset = base.offset + offset;
     return t;
 }
 
 EtValue EtBuilder::v(const EtTensor& t) {
-    return {"[" + std::to_string(t.id) + ", " + std::to_string(t.storage) + ", 0, " + std::to_string(t.numel()) + ", " +
+    return {"[" + std::to_string(t.id) + ", " + std::to_string(t.storage) + ", " + std::to_string(t.offset) + ", " + std::to_string(t.numel()) + ", " +
                 std::to_string(t.itemsize) + ", \"cpu\"]",
             ints_text(t.shape), "\"Tensor(" + t.dtype + ")\""};
 }
@@ -99,10 +100,12 @@ EtValue EtBuilder::v_bools(const std::vector<bool>& list) {
     return out;
 }
 
-EtValue EtBuilder::v_tensors(const std::vector<EtTensor>& list) {
+EtValue EtBuilder::v_tensors(const std::vector<EtTensor>& list) { return v_optional_tensors(0, list); }
+
+EtValue EtBuilder::v_optional_tensors(size_t leading_none, const std::vector<EtTensor>& list) {
     EtValue out{"[", "[", "\"GenericList["};
-    for (size_t i = 0; i < list.size(); ++i) {
-        const EtValue one = v(list[i]);
+    for (size_t i = 0; i < leading_none + list.size(); ++i) {
+        const EtValue one = i < leading_none ? v_none() : v(list[i - leading_none]);
         out.value += (i ? ", " : "") + one.value;
         out.shape += (i ? ", " : "") + one.shape;
         out.type += (i ? "," : "") + one.type.substr(1, one.type.size() - 2);

@@ -14,6 +14,7 @@ namespace mimic::compose {
 
 struct EtTensor {
     int64_t id = 0, storage = 0;
+    int64_t offset = 0;  // in elements, into the storage
     std::vector<int64_t> shape;
     std::string dtype;  // as the ET spells it: "float", "long int", "c10::BFloat16"
     int itemsize = 4;
@@ -30,8 +31,8 @@ public:
     explicit EtBuilder(int64_t pid);
 
     EtTensor tensor(std::vector<int64_t> shape, const std::string& dtype, int itemsize);
-    // A view of `base` with another shape (same storage).
-    EtTensor alias(const EtTensor& base, std::vector<int64_t> shape);
+    // A view of `base` with another shape (same storage), `offset` elements past base's start.
+    EtTensor alias(const EtTensor& base, std::vector<int64_t> shape, int64_t offset = 0);
 
     static EtValue v(const EtTensor& t);
     static EtValue v_int(int64_t i);
@@ -43,6 +44,8 @@ public:
     static EtValue v_ints(const std::vector<int64_t>& list);
     static EtValue v_bools(const std::vector<bool>& list);
     static EtValue v_tensors(const std::vector<EtTensor>& list);
+    // A Tensor?[] whose first entries are None (advanced indexing's x[:, i, j]).
+    static EtValue v_optional_tensors(size_t leading_none, const std::vector<EtTensor>& list);
 
     // An operator call under the iteration label.
     void op(const std::string& name, const std::string& schema, const std::vector<EtValue>& inputs,

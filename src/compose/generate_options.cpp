@@ -75,6 +75,8 @@ void check_transformer(const GenerateOptions& o) {
                            {o.seq, "--seq"}, {o.micro_batch, "--micro-batch"}, {o.micro_batches, "--micro-batches"},
                            {o.vocab, "--vocab"}, {o.ffn, "--ffn"}})
         positive(v, name);
+    for (auto [l, name] : {std::pair{&o.table_rows, "--table-rows"}, {&o.table_pooling, "--table-pooling"}, {&o.table_ranks, "--shard-tables"}})
+        if (!l->empty()) bad(name, "is a dlrm option");
     if (o.hidden % o.heads != 0) bad("--hidden", num(o.hidden) + " does not split into --heads " + num(o.heads) + " heads");
     if (o.heads % o.kv_heads != 0) bad("--kv-heads", num(o.kv_heads) + " key/value heads do not divide --heads " + num(o.heads));
     if (o.heads % o.tp != 0) bad("--heads", num(o.heads) + " heads do not split over --tp " + num(o.tp));
@@ -93,7 +95,38 @@ void check_transformer(const GenerateOptions& o) {
     }
 }
 
-void check_dlrm(const GenerateOptions& o) {
+// Per-table lists: a given list sets --tables when that was not given, and
+// must have one entry per table; an empty one takes the uniform value.
+void per_table(std::vector<int64_t>& list, int64_t tables, int64_t uniform, const char* option) {
+    if (list.empty()) {
+        list.assign(static_cast<size_t>(tables), uniform);
+        return;
+    }
+    if (static_cast<int64_t>(list.size()) != tables)
+        bad(option, "has " + num(static_cast<int64_t>(list.size())) + " entries for " + num(tables) + " tables");
+}
+
+void resolve_tables(GenerateOptions& o) {
+    // The first list given fixes the table count when --tables was not given.
+    for (const std::vector<int64_t>* l : {&o.table_rows, &o.table_pooling, &o.table_ranks})
+        if (o.tables == 0 && !l->empty()) o.tables = static_cast<int64_t>(l->size());
+}
+
+void check_tables(GenerateOptions& o) {
+    per_table(o.table_rows, o.tables, o.rows, "--table-rows");
+    per_table(o.table_pooling, o.tables, o.pooling, "--table-pooling");
+    for (int64_t v : o.table_rows) positive(v, "--table-rows");
+    for (int64_t v : o.table_pooling) positive(v, "--table-pooling");
+    if (o.table_ranks.empty()) {
+        for (int64_t t = 0; t < o.tables; ++t) o.table_ranks.push_back(t % o.ranks);
+    } else {
+        per_table(o.table_ranks, o.tables, 0, "--shard-tables");
+        for (int64_t r : o.table_ranks)
+            if (r < 0 || r >= o.ranks) bad("--shard-tables", "rank " + num(r) + " is not one of the " + num(o.ranks) + " ranks");
+    }
+}
+
+void check_dlrm(GenerateOptions& o) {
     // DLRM shards its tables over every rank and runs its MLPs data-parallel
     // over every rank: there is no tensor or pipeline dimension to choose.
     if (o.tp != 1) bad("--tp", "dlrm shards its embedding tables over all ranks; tensor parallelism does not apply");
@@ -109,6 +142,7 @@ void check_dlrm(const GenerateOptions& o) {
     if (o.bottom_mlp.empty() || o.bottom_mlp.back() != o.emb_dim)
         bad("--bottom-mlp", "its last width must equal --emb-dim " + num(o.emb_dim) + " (the dense features join the embeddings)");
     if (o.top_mlp.empty()) bad("--top-mlp", "needs at least one layer");
+    check_tables(o);
     for (auto [v, name] : {std::pair{o.layers, "--layers"}, {o.hidden, "--hidden"}, {o.heads, "--heads"}, {o.seq, "--seq"},
                            {o.vocab, "--vocab"}, {o.ffn, "--ffn"}, {o.experts, "--experts"}, {o.top_k, "--top-k"}})
         if (v != 0) bad(name, "is a transformer size; dlrm takes --tables, --rows, --emb-dim, --bottom-mlp, --top-mlp");
@@ -172,6 +206,7 @@ void resolve_generate_options(GenerateOptions& o) {
     if (!(o.bucket_mib > 0)) bad("--bucket-mib", "must be positive");
     if (o.model == GenModel::Dlrm) {
         check_parallelism(o);
+        resolve_tables(o);
         defaults(o);
         check_dlrm(o);
         return;

@@ -24,6 +24,9 @@ struct GenerateOptions {
     // DLRM sizes.
     int64_t tables = 0, rows = 0, emb_dim = 0, dense_features = 0, pooling = 0;
     std::vector<int64_t> bottom_mlp, top_mlp;  // layer widths, the last is the output
+    // Per table (dlrm): rows, lookups per sample and the rank that holds it.
+    // Empty: every table --rows and --pooling, table t on rank t mod ranks.
+    std::vector<int64_t> table_rows, table_pooling, table_ranks;
     std::string dtype = "bf16";                 // bf16 | fp16 | fp32
     GenSharding sharding = GenSharding::None;
     GenSchedule schedule = GenSchedule::OneFOneB;

@@ -37,7 +37,8 @@ uint64_t params_of(const GenWorkload& w, int64_t rank) {
     }
     for (const ParamUnit& u : dlrm_dense_params(o))
         for (const ParamTensor& t : u.tensors) n += t.elems;
-    return n + static_cast<uint64_t>(dlrm_local_tables(o, rank) * o.rows * o.emb_dim);
+    for (const DlrmTable& t : dlrm_rank_tables(o, rank)) n += static_cast<uint64_t>(t.rows * o.emb_dim);
+    return n;
 }
 
 std::string human_bytes(double b) {

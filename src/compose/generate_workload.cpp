@@ -1,5 +1,6 @@
 #include "compose/generate_workload.h"
 
+#include <algorithm>
 #include <map>
 
 #include "compose/generate_dlrm.h"
@@ -16,12 +17,16 @@ GenWorkload build_workload(const GenerateOptions& options, const ComputeCost& co
         for (int64_t r = 0; r < ranks; ++r) w.program_of_rank[static_cast<size_t>(r)] = static_cast<uint32_t>(w.layout.coords(r).stage);
         return w;
     }
-    // DLRM: ranks differ only in how many tables they hold (at most two counts).
-    std::map<int64_t, uint32_t> by_tables;
+    // DLRM: ranks differ only in the sizes of the tables they hold (with
+    // uniform tables, at most two counts), so one program per distinct set.
+    std::map<std::vector<std::pair<int64_t, int64_t>>, uint32_t> by_tables;
     for (int64_t r = 0; r < ranks; ++r) {
-        const int64_t local = dlrm_local_tables(w.options, r);
-        auto [it, added] = by_tables.emplace(local, static_cast<uint32_t>(w.programs.size()));
-        if (added) w.programs.push_back(build_dlrm_program(w.options, w.layout, cost, local));
+        const std::vector<DlrmTable> tables = dlrm_rank_tables(w.options, r);
+        std::vector<std::pair<int64_t, int64_t>> key;
+        for (const DlrmTable& t : tables) key.emplace_back(t.rows, t.pooling);
+        std::sort(key.begin(), key.end());
+        auto [it, added] = by_tables.emplace(key, static_cast<uint32_t>(w.programs.size()));
+        if (added) w.programs.push_back(build_dlrm_program(w.options, w.layout, cost, tables));
         w.program_of_rank[static_cast<size_t>(r)] = it->second;
     }
     return w;

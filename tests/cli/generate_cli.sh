@@ -101,6 +101,9 @@ bad "--ep:" moe --ranks 4 --ep 3 --experts 6
 bad "--tp:" dlrm --ranks 4 --tp 2
 bad "model:" bert --ranks 2
 bad "--dtype:" gpt --dtype fp8
+bad "--table-rows: has 2 entries for 3 tables" dlrm --ranks 2 --tables 3 --table-rows 10,20
+bad "--shard-tables: rank 2 is not one of the 2 ranks" dlrm --ranks 2 --shard-tables 0,2
+bad "--shard-tables: rank 1 holds no table" dlrm --ranks 2 --shard-tables 0,0 --format et
 bad "--tp: does not apply to --from" --from "$work/gpt.0.et" --ranks 4 --tp 2
 
 # 5. Replay of tiny generated ETs on 1 and 2 ranks (needs mimic-torch).
@@ -145,6 +148,21 @@ for r in d["ranks"]:
 PY
         rm -rf "$work/et4"
     done
+    # A DLRM whose tables have their own sizes, sharded unevenly: 3 tables on rank 0, 1 on rank 1.
+    "$mimic" generate dlrm --ranks 2 --format et --dtype fp32 --micro-batch 16 --emb-dim 8 --bottom-mlp 16-8 --top-mlp 16-1 \
+        --table-rows 500,2000,100,800 --table-pooling 4,1,8,2 --shard-tables 0,1,0,0 -o "$work/dlrm2" > /dev/null 2>&1 \
+        || fail "generate dlrm --format et"
+    timeout 300 "$mimic" replay "$work/dlrm2" --warmup 1 --iters 2 --timeout-s 60 --json "$work/dlrm2.replay.json" > "$work/dlrm2.replay.txt" 2>&1 \
+        || fail "replay of the 2-rank DLRM ET: $(tail -5 "$work/dlrm2.replay.txt")"
+    python3 - "$work/dlrm2.replay.json" <<'PY' || fail "2-rank DLRM replay report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["world_size"] == 2 and d["summary"]["collective_coverage_pct"] == 100.0, d["summary"]
+for r in d["ranks"]:
+    assert r["ops_replayed"] == r["ops_total"] and r["runtime_errors"] == 0, (r["ops_replayed"], r["ops_total"])
+    kinds = [c["collective"] for c in r["collectives"]]
+    assert kinds == ["all_to_all", "all_to_all", "all_reduce"], kinds
+PY
 else
     echo "note: mimic built without libtorch; the ET replay part is skipped"
 fi

@@ -433,6 +433,95 @@ TEST(GenerateEt, TensorAndDataParallelCallsAsTheReplayReadsThem) {
     }
 }
 
+TEST(GenerateEt, DlrmShardedTablesExchangeTheirPooledVectors) {
+    GenerateOptions o = small(GenModel::Dlrm);
+    o.ranks = 3, o.micro_batch = 8, o.emb_dim = 4, o.bottom_mlp = {16, 4}, o.top_mlp = {8, 1}, o.dtype = "fp32";
+    o.table_rows = {100, 50, 300, 20}, o.table_pooling = {3, 1, 2, 5}, o.table_ranks = {2, 0, 0, 1};
+    resolve_generate_options(o);
+    EXPECT_EQ(o.tables, 4);
+    const std::string dir = testing::scratch_dir("generate_et_dlrm");
+    std::filesystem::remove_all(dir);
+    write_generated_et(o, dir);
+    const int64_t B = 8, D = 4, W = 3;
+    const std::vector<int64_t> held = {2, 1, 1};  // tables per rank
+    for (int64_t rank : {0, 2}) {
+        const Trace trace = generated_rank(dir, rank);
+        EXPECT_EQ(trace.world_size, 3);
+        const int64_t L = held[static_cast<size_t>(rank)];
+        // One embedding_bag per table this rank holds, over every rank's samples.
+        auto shape = [&](uint32_t value) {
+            const TensorMeta& t = trace.tensors[trace.values[value].payload.index];
+            std::vector<int64_t> dims;
+            for (uint32_t d = 0; d < t.rank; ++d) dims.push_back(trace.dims[t.dims_begin + d]);
+            return dims;
+        };
+        std::vector<std::vector<int64_t>> weights, index_shapes, grads;
+        for (NodeIndex n : trace.execution_order()) {
+            const Node& node = trace.nodes[n.value];
+            const std::string name(trace.name(node));
+            if (name == "aten::embedding_bag") {
+                weights.push_back(shape(node.inputs.begin));
+                index_shapes.push_back(shape(node.inputs.begin + 1));
+            }
+            if (name == "aten::_embedding_bag_backward")
+                grads.push_back(shape(node.outputs.begin));
+        }
+        const std::vector<std::vector<int64_t>> want_w = rank == 0 ? std::vector<std::vector<int64_t>>{{50, D}, {300, D}}
+                                                                   : std::vector<std::vector<int64_t>>{{100, D}};
+        const std::vector<std::vector<int64_t>> want_idx = rank == 0 ? std::vector<std::vector<int64_t>>{{B * W * 1}, {B * W * 2}}
+                                                                     : std::vector<std::vector<int64_t>>{{B * W * 3}};
+        EXPECT_EQ(weights, want_w);
+        EXPECT_EQ(index_shapes, want_idx);
+        EXPECT_EQ(grads, want_w);  // dense gradients, one per table
+        // Forward and backward exchanges with this rank's splits, then the MLPs' all-reduce.
+        const auto calls = calls_of(trace);
+        ASSERT_EQ(calls.size(), 3u);
+        const std::vector<int64_t> mine(3, B * L * D), theirs = {B * 2 * D, B * 1 * D, B * 1 * D};
+        EXPECT_EQ(calls[0].type, CollectiveType::AllToAll);
+        EXPECT_EQ(calls[0].input_splits, mine);
+        EXPECT_EQ(calls[0].output_splits, theirs);
+        EXPECT_EQ(calls[1].type, CollectiveType::AllToAll);
+        EXPECT_EQ(calls[1].input_splits, theirs);
+        EXPECT_EQ(calls[1].output_splits, mine);
+        EXPECT_EQ(calls[2].type, CollectiveType::AllReduce);
+        // Bottom 13-16-4, top (4 + 5*4/2 = 14)-8-1, weights and biases, fp32.
+        EXPECT_EQ(calls[2].input_bytes, static_cast<uint64_t>((13 * 16 + 16 + 16 * 4 + 4 + 14 * 8 + 8 + 8 + 1) * 4));
+    }
+}
+
+TEST(GenerateEt, DlrmNeedsATableOnEveryRank) {
+    GenerateOptions o = small(GenModel::Dlrm);
+    o.ranks = 2, o.micro_batch = 8, o.emb_dim = 4, o.bottom_mlp = {4}, o.top_mlp = {1}, o.table_ranks = {0, 0, 0};
+    resolve_generate_options(o);
+    const std::string dir = testing::scratch_dir("generate_et_dlrm_bad");
+    EXPECT_NE(testing::error_message_of([&] { write_generated_et(o, dir); }).find("--shard-tables: rank 1 holds no table"), std::string::npos);
+}
+
+TEST(GenerateDlrm, TablesOfTheirOwnSizesWhereTheShardingPutsThem) {
+    GenerateOptions o = small(GenModel::Dlrm);
+    o.ranks = 4, o.micro_batch = 64, o.emb_dim = 16, o.bottom_mlp = {32, 16}, o.top_mlp = {64, 1};
+    o.table_rows = {1000, 2000, 1000, 500, 1000}, o.table_pooling = {4, 1, 4, 8, 4}, o.table_ranks = {0, 1, 2, 3, 3};
+    const GenWorkload w = build(o);
+    // Ranks 0 and 2 hold equal tables and share a program; 1 and 3 each have their own.
+    EXPECT_EQ(w.programs.size(), 3u);
+    EXPECT_EQ(w.program_of_rank[0], w.program_of_rank[2]);
+    EXPECT_EQ(dlrm_local_tables(w.options, 3), 2);
+    const std::vector<DlrmTable> t3 = dlrm_rank_tables(w.options, 3);
+    ASSERT_EQ(t3.size(), 2u);
+    EXPECT_EQ(t3[0].rows, 500);
+    EXPECT_EQ(t3[1].pooling, 4);
+    auto bad = [](GenerateOptions x) { return testing::error_message_of([&] { resolve_generate_options(x); }); };
+    GenerateOptions rows = o;
+    rows.tables = 5, rows.table_rows = {1, 2};
+    EXPECT_NE(bad(rows).find("--table-rows: has 2 entries for 5 tables"), std::string::npos);
+    GenerateOptions rank = o;
+    rank.table_ranks = {0, 1, 2, 3, 4};
+    EXPECT_NE(bad(rank).find("--shard-tables: rank 4 is not one of the 4 ranks"), std::string::npos);
+    GenerateOptions gpt = small(GenModel::Gpt);
+    gpt.table_pooling = {1};
+    EXPECT_NE(bad(gpt).find("--table-pooling: is a dlrm option"), std::string::npos);
+}
+
 TEST(GenerateEt, PipelineStagesSendInPairGroups) {
     GenerateOptions o;
     o.model = GenModel::Gpt;

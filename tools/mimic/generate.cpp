@@ -63,7 +63,7 @@ int run_from(GenerateArgs& args) {
     // The recorded trace fixes the model and its parallelism.
     for (const char* option : {"--dp", "--tp", "--pp", "--ep", "--layers", "--hidden", "--heads", "--kv-heads", "--seq",
                                "--micro-batch", "--micro-batches", "--vocab", "--ffn", "--experts", "--top-k", "--tables",
-                               "--rows", "--emb-dim", "--dense-features", "--pooling", "--bottom-mlp", "--top-mlp", "--dtype",
+                               "--rows", "--emb-dim", "--dense-features", "--pooling", "--table-rows", "--table-pooling", "--shard-tables", "--bottom-mlp", "--top-mlp", "--dtype",
                                "--zero", "--fsdp", "--schedule", "--bucket-mib", "--device"})
         if (args.app->count(option)) fail({option, -1, -1, ""}, "does not apply to --from (the recorded trace fixes the model)");
     const compose::FromTraceResult r = compose::expand_trace(args.from, args.profile, args.options.ranks, args.out, threads_of(args));
@@ -142,6 +142,9 @@ const Registrar registrar{{
         app.add_option("--emb-dim", o.emb_dim, "dlrm: embedding dimension");
         app.add_option("--dense-features", o.dense_features, "dlrm: dense input features");
         app.add_option("--pooling", o.pooling, "dlrm: lookups per table per sample");
+        app.add_option("--table-rows", o.table_rows, "dlrm: rows of each table, e.g. 100000,5000,20000 (sets --tables)")->delimiter(',');
+        app.add_option("--table-pooling", o.table_pooling, "dlrm: lookups per sample of each table, e.g. 40,1,8")->delimiter(',');
+        app.add_option("--shard-tables", o.table_ranks, "dlrm: the rank that holds each table, e.g. 0,1,1 (default table t on rank t mod ranks)")->delimiter(',');
         app.add_option("--bottom-mlp", args->bottom_mlp, "dlrm: bottom MLP widths, e.g. 512-256-128 (the last is --emb-dim)");
         app.add_option("--top-mlp", args->top_mlp, "dlrm: top MLP widths, e.g. 1024-1024-512-256-1");
         app.add_option("--dtype", o.dtype, "bf16 (default), fp16 or fp32");
