@@ -16,12 +16,20 @@ rank, and seeded random ones), each as a generated DLRM that replays on CPU
              measured (`mimic calibrate --collectives`), scheduled on the simulator
 
 Per scenario it prints every sharding measured and predicted with its rank, then whether the
-predicted best is the measured best, and how far the predicted best is from the measured best
-(the regret, in %). The summary line counts the scenarios where they agree; the reference model
+predicted best is the measured best, how far the predicted best is from the measured best (the
+regret, in %) and the rank correlation of the two orders (Spearman). The summary line counts the scenarios where they agree; the reference model
 (the data-distribution-aware DLRM model) reached 85%.
 
+With glibc's default malloc the measured order is decided mostly by which shardings fault on
+fresh pages for their dense table gradients every iteration (docs/findings.md, 2026-11-26), which
+the model does not predict. HELD_ALLOCATOR=1 runs every replay and calibration with glibc's heap
+held (MALLOC_MMAP_MAX_=0: no chunk mapped apart; MALLOC_TRIM_THRESHOLD_ of 128 GiB: the heap is
+never given back), much as a trainer that preloads jemalloc or tcmalloc (which keep freed memory)
+gets: the steady state has no fresh pages and the comparison is of what the model predicts.
+
   bench/dlrm_sharding.py MIMIC [ROUNDS=3] [OUT=/tmp/mimic-sharding]
-Environment: SCENARIOS (default all), ITERS (default 30 timed iterations per replay).
+Environment: SCENARIOS (default all), ITERS (default 30 timed iterations per replay),
+HELD_ALLOCATOR (default 0).
 """
 import json
 import os
@@ -99,6 +107,13 @@ def shardings(tables, ranks):
     return out
 
 
+def spearman(rows):
+    # Rank correlation of the measured and predicted orders (no ties among medians of floats).
+    n = len(rows)
+    d2 = sum((r["measured_rank"] - r["predicted_rank"]) ** 2 for r in rows)
+    return 1 - 6 * d2 / (n * (n * n - 1))
+
+
 def generate(mimic, out_dir, ranks, tables, assign):
     run([mimic, "generate", "dlrm", "--format", "et", "--ranks", str(ranks), "--dtype", "fp32", "--micro-batch", str(BATCH),
          "--emb-dim", str(DIM), *MLP, "--table-rows", ",".join(str(t[0]) for t in tables),
@@ -118,7 +133,9 @@ def main():
     out = sys.argv[3] if len(sys.argv) > 3 else "/tmp/mimic-sharding"
     iters = int(os.environ.get("ITERS", "30"))
     names = os.environ.get("SCENARIOS", " ".join(SCENARIOS)).split()
-    env = threads_env(1, MIMIC_NO_PROGRESS="1")
+    held = os.environ.get("HELD_ALLOCATOR", "0") == "1"
+    malloc = {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": str(128 << 30)} if held else {}
+    env = threads_env(1, MIMIC_NO_PROGRESS="1", **malloc)
     os.makedirs(out, exist_ok=True)
 
     plan = []  # (scenario, sharding name, assignment, directory)
@@ -151,7 +168,7 @@ def main():
     rank_dirs = [f"{d}/rank{r}" for s, _, _, d in plan for r in range(SCENARIOS[s][0])]
     run([mimic, "calibrate", *rank_dirs, "--out", costs, "--no-sweeps"], env=env)
 
-    summary = {"scenarios": [], "rounds": rounds, "iters": iters}
+    summary = {"scenarios": [], "rounds": rounds, "iters": iters, "held_allocator": held}
     agree = 0
     for s in names:
         ranks, tables = SCENARIOS[s]
@@ -170,6 +187,7 @@ def main():
             r["predicted_rank"] = i + 1
         best, chosen = by_meas[0], by_pred[0]
         regret = 100 * (chosen["measured_ms"] - best["measured_ms"]) / best["measured_ms"]
+        rho = spearman(rows)
         same = chosen is best
         agree += same
         print(f"\n{s}: {ranks} ranks, tables (rows, pooling) {tables}")
@@ -178,14 +196,16 @@ def main():
             print(f"  {r['sharding']:<16} {','.join(map(str, r['assignment'])):<18} {r['measured_ms']:>11.2f} "
                   f"{r['measured_rank']:>4} {r['predicted_ms']:>12.2f} {r['predicted_rank']:>4}")
         print(f"  predicted best {chosen['sharding']}, measured best {best['sharding']}: "
-              f"{'the same' if same else 'different'}; regret {regret:.1f}%")
+              f"{'the same' if same else 'different'}; regret {regret:.1f}%; rank correlation {rho:.2f}")
         summary["scenarios"].append({"scenario": s, "ranks": ranks, "tables": tables, "shardings": rows,
                                      "predicted_best": chosen["sharding"], "measured_best": best["sharding"],
-                                     "same": same, "regret_pct": regret})
+                                     "same": same, "regret_pct": regret, "rank_correlation": rho})
     regrets = [x["regret_pct"] for x in summary["scenarios"]]
-    summary.update(agree=agree, scenarios_total=len(names), mean_regret_pct=statistics.mean(regrets), max_regret_pct=max(regrets))
-    print(f"\npredicted best = measured best in {agree} of {len(names)} scenarios; regret mean "
-          f"{statistics.mean(regrets):.1f}%, max {max(regrets):.1f}%")
+    rhos = [x["rank_correlation"] for x in summary["scenarios"]]
+    summary.update(agree=agree, scenarios_total=len(names), mean_regret_pct=statistics.mean(regrets), max_regret_pct=max(regrets),
+                   mean_rank_correlation=statistics.mean(rhos))
+    print(f"\n{'glibc heap held' if held else 'glibc defaults'}: predicted best = measured best in {agree} of {len(names)} scenarios; regret mean "
+          f"{statistics.mean(regrets):.1f}%, max {max(regrets):.1f}%; rank correlation mean {statistics.mean(rhos):.2f}")
     with open(f"{out}/summary.json", "w") as f:
         json.dump(summary, f, indent=1)
 

@@ -23,7 +23,9 @@ recording counted; the same process can take more or fewer later).
 
   bench/replay_paired.py MIMIC [ROUNDS=20] [BLOCK=5] [OUT_DIR=/tmp/mimic-paired]
 Environment: CONFIGS (default "mlp transformer dlrm cnn ddp_mlp:2 dlrm_dist:2 ddp_mlp:4
-dlrm_dist:4"), HOST_GAPS (default measured), PAGE_FAULTS (default recorded); PER_OP=1 adds, for
+dlrm_dist:4"), THREADS (intra-op threads of the recording, OpenBLAS and OpenMP on both sides;
+default: the caller's environment and torch's default), HOST_GAPS (default measured),
+PAGE_FAULTS (default recorded); PER_OP=1 adds, for
 single-process configurations, one op-timing call per side per round ("ops": the original's
 top-level ops timed by the probe as op_gaps.json's are, the replay's per-op pass) and prints per
 op name the median over rounds of the replay/original ratio, their geometric mean and the
@@ -49,6 +51,15 @@ from benchlib.stats import error_pct, geomean_pct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PER_OP = os.environ.get("PER_OP") == "1"
+THREADS = os.environ.get("THREADS", "")  # intra-op threads for the recording (the replay takes meta.json's)
+
+
+def side_env():
+    # OpenBLAS and OpenMP held to THREADS on both sides; Debian's libtorch does not pass its
+    # thread count to OpenBLAS, which would otherwise use every core.
+    if not THREADS:
+        return None
+    return dict(os.environ, OPENBLAS_NUM_THREADS=THREADS, OMP_NUM_THREADS=THREADS)
 OPEN_TIMEOUT_S = 600  # each side loads, fits and warms up before it opens its FIFOs
 BLOCK_TIMEOUT_S = 300
 
@@ -69,7 +80,7 @@ class Side:
                     os.unlink(path)
                 os.mkfifo(path)
         self.log = open(log_path, "w", encoding="utf-8")
-        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, env=side_env())
         self.go, self.done = [], []
         self.times = [[] for _ in range(ranks)]
 
@@ -148,12 +159,13 @@ def measure(mimic, config, rounds, block, out):
     os.makedirs(d)
     rec = os.path.join(d, "recording")
     nproc_args = ["--nproc", str(nproc)] if nproc else []
+    thread_args = ["--threads", THREADS] if THREADS else []
     # The recording process itself serves the original's blocks once its files are written
     # (its FIFOs open then): another process would start from another heap history, and the
     # replay reproduces this one's page faults (cnn: 427 per iteration in a second process,
     # 2,167 in the recording).
     original = Side("original", [mimic, "record", *source_args(workload), "--out", rec, "--pace",
-                                 os.path.join(d, "original"), "--timeout", "86400"] + nproc_args,
+                                 os.path.join(d, "original"), "--timeout", "86400"] + nproc_args + thread_args,
                     os.path.join(d, "original"), ranks, os.path.join(d, "original.log"))
     replay = None
     op_rounds = []  # per round: (original's, replay's) {node: us}

@@ -87,6 +87,13 @@ std::string generate_summary_json(const GenWorkload& w, const RankFilesStats& fi
     if (o.transformer()) size("padded_vocab", o.padded_vocab());
     size("ffn", o.ffn), size("experts", o.experts), size("top_k", o.top_k), size("tables", o.tables), size("rows", o.rows);
     size("emb_dim", o.emb_dim), size("dense_features", o.dense_features), size("pooling", o.pooling);
+    // Each table's rows, pooling and rank (--table-rows, --table-pooling, --shard-tables or their defaults).
+    for (auto [name, list] : {std::pair{"table_rows", &o.table_rows}, {"table_pooling", &o.table_pooling}, {"table_ranks", &o.table_ranks}}) {
+        if (list->empty()) continue;
+        j.key(name).begin_array();
+        for (int64_t v : *list) j.value(static_cast<long long>(v));
+        j.end_array();
+    }
     j.field("bucket_bytes", static_cast<long long>(o.bucket_mib * 1024 * 1024));
     j.end_object();
     j.field("file_pattern", prefix + ".<rank>.et");

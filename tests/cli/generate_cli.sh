@@ -66,6 +66,7 @@ d = json.load(open(f"{w}/dlrm.json"))
 for k in d["rank_kinds"]:
     assert k["collectives"]["world"]["all_to_all_bytes"] == 2 * 512 * 26 * 128 * 2, k
 assert d["distinct_encodings"] == 2  # 26 tables: 4 on ranks 0-1, 3 on the rest
+assert d["sizes"]["table_ranks"] == [t % 8 for t in range(26)] and d["sizes"]["table_rows"] == [1000000] * 26, d["sizes"]
 l = json.load(open(f"{w}/llama.json"))
 for k in l["rank_kinds"]:
     dp = k["collectives"]["dp"]
