@@ -213,6 +213,7 @@ private:
     struct Placed {
         Shape old_shape;
         BatchPlace place;
+        int64_t node = -1;  // the op that placed it
     };
 
     // The batch of an op's input (dimension `from.dim` of `in`) followed into
@@ -423,6 +424,22 @@ private:
         }
     }
 
+    // Whether one op is inside the other (or they are the same op).
+    bool same_nest(int64_t a, int64_t b) const {
+        auto inside = [&](int64_t inner, int64_t outer) {
+            for (int depth = 0; depth < 256 && inner >= 0; ++depth) {
+                if (inner == outer) return true;
+                auto n = node_by_id_.find(inner);
+                if (n == node_by_id_.end()) return false;
+                const int64_t up = doc_.parent(*n->second);
+                if (up == inner) return false;
+                inner = up;
+            }
+            return false;
+        };
+        return inside(a, b) || inside(b, a);
+    }
+
     // A tensor occurrence with the shape its tensor was placed at: the same place.
     BatchPlace placed(const Key& k, const Shape& s) const {
         auto p = placed_.find(k);
@@ -467,7 +484,7 @@ private:
                 if (!s) return;
                 if (auto change = rescale(t, placed(k, *s), id, "inputs")) {
                     change->position = position;
-                    placed_.emplace(k, Placed{change->old_shape, change->place});
+                    placed_.emplace(k, Placed{change->old_shape, change->place, id});
                     changes.push_back(*change);
                 }
             };
@@ -485,9 +502,13 @@ private:
                 std::optional<Shape> s = read_ints(t.shape);
                 // An op inside another remaking the enclosing op's output (the
                 // empty + view native_layer_norm fills its mean with): as placed.
+                // Only within one nest of ops: elsewhere the same key is a new
+                // tensor that 1.13 gave a freed one's id and address (a
+                // threshold_backward output on the storage and id of the
+                // transposed view before it), placed by its own inputs.
                 if (s) {
                     BatchPlace known = placed(k, *s);
-                    if (known.dim >= 0 && carries[k]) {
+                    if (known.dim >= 0 && carries[k] && same_nest(placed_.at(k).node, id)) {
                         ++output_position;
                         if (auto change = rescale(t, known, id, "outputs")) changes.push_back(*change);
                         return;
@@ -511,7 +532,7 @@ private:
                     }
                 }
                 if (auto change = rescale(t, place, id, "outputs")) {
-                    placed_[k] = {change->old_shape, change->place};
+                    placed_[k] = {change->old_shape, change->place, id};
                     changes.push_back(*change);
                 }
             });
