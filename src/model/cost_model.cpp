@@ -110,6 +110,9 @@ void CostModel::fit(const std::set<std::string>* unseen) {
     for (size_t f = 0; f < families_.size(); ++f)
         families_[f] = rate_family(static_cast<OpFamily>(f)) ? fit_rate(pick(rate[f], 2)) : fit_bandwidth(pick(bw[f], 2));
     if (!all.empty()) fallback_us_ = median(all);
+    // A view with no points of its family moves no data: it costs a call, as the cheapest call
+    // measured does, not the median op (a GEMM-heavy median put 218 us on each aten::t).
+    if (!all.empty()) view_fallback_us_ = *std::min_element(all.begin(), all.end());
     for (auto& [name, points] : by_name) {
         const Points chosen = pick(points, 2);
         if (chosen.size() < 2) continue;
@@ -152,7 +155,7 @@ CostEstimate CostModel::estimate(const OpFacts& op) const {
     const FamilyFit& fit = families_[static_cast<size_t>(family)];
     if (rate && fit.fitted && !fit.rate.empty()) return from_fit(fit, true, op);
     if (!rate_family(family) && fit.fitted) return from_fit(fit, false, op);
-    return {fallback_us_, CostSource::Fallback};
+    return {family == OpFamily::View ? view_fallback_us_ : fallback_us_, CostSource::Fallback};
 }
 
 }  // namespace mimic::model

@@ -61,7 +61,8 @@ private:
     CostEstimate from_fit(const FamilyFit& fit, bool rate, const OpFacts& op) const;
     std::array<FamilyFit, static_cast<size_t>(OpFamily::kCount)> families_;
     std::map<std::string, FamilyFit> names_;
-    double fallback_us_ = 1.0;
+    double fallback_us_ = 1.0;       // no model: the median measured op
+    double view_fallback_us_ = 1.0;  // a view with no model: the cheapest op measured
 };
 
 }  // namespace mimic::model
