@@ -40,8 +40,18 @@ PY
         || fail "predict --batch-scale 2: $(cat "$work/p2.err")"
     [[ "$(cat "$work/p2.err")" =~ batch\ ([0-9]+)\ -\>\ ([0-9]+) ]] && [ "${BASH_REMATCH[2]}" = $((BASH_REMATCH[1] * 2)) ] \
         || fail "--batch-scale: $(cat "$work/p2.err")"
-    python3 -c "import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); assert b['batch_scale'] == 2 and b['iteration_ms'] > a['iteration_ms'] and 'error_pct' not in b, b" \
-        "$work/p.json" "$work/p2.json" || fail "--batch-scale JSON"
+    python3 -c "import json,sys; b=json.load(open(sys.argv[1])); assert b['batch_scale'] == 2 and b['iteration_ms'] > 0 and 'error_pct' not in b, b" \
+        "$work/p2.json" || fail "--batch-scale JSON"
+    # More GEMM time at 2x. Both sides from the same family models (--unseen): the 1x trace's own
+    # signatures were timed while other tests ran, the 2x shapes mostly were not timed at all, so
+    # a measured 1x against a modelled 2x compares the machine's load, not two batches (a CI run
+    # had 1x above 2x that way).
+    for scale in 1 2; do
+        "$mimic" predict "$work/mlp" --costs "$work/costs.db" --batch-scale $scale --unseen --json "$work/u$scale.json" > /dev/null 2>&1 \
+            || fail "predict --batch-scale $scale --unseen"
+    done
+    python3 -c "import json,sys; a, b = (json.load(open(f))['breakdown']['compute_by_family_ms']['gemm'] for f in sys.argv[1:]); assert b > a, (a, b)" \
+        "$work/u1.json" "$work/u2.json" || fail "--batch-scale 2 predicts no more GEMM time than 1 from the same models"
     # Calibrated at 2x too (calibrate --batch-scales): every op of the 2x step is a measured signature.
     "$mimic" calibrate "$work/mlp" --out "$work/costs2.db" --quick --batch-scales 2 > /dev/null 2> "$work/cal3.err" \
         || fail "calibrate --batch-scales: $(cat "$work/cal3.err")"
