@@ -29,7 +29,6 @@ namespace mimic::compose {
 
 struct DlrmTable {
     int64_t index = 0, rows = 0, pooling = 0;
-    bool operator<(const DlrmTable& b) const { return index < b.index; }
 };
 
 // The tables rank `rank` holds, in table order (o.table_ranks).

@@ -29,7 +29,9 @@ class DlrmEt : public EtOpWriter {
 public:
     DlrmEt(const GenerateOptions& o, int64_t rank)
         : EtOpWriter(o, 1000 + rank), o_(o), rank_(rank), B_(o.micro_batch), W_(o.ranks), D_(o.emb_dim),
-          T_(o.tables), F_(o.tables + 1), P_(F_ * (F_ - 1) / 2) {}
+          T_(o.tables), F_(o.tables + 1), P_(F_ * (F_ - 1) / 2) {
+        for (int64_t r = 0; r < W_; ++r) per_rank_.push_back(dlrm_local_tables(o, r));
+    }
 
     std::string build(std::vector<PyCall>& calls) {
         calls_ = &calls;
@@ -68,13 +70,6 @@ private:
         top_ = mlp(D_ + P_, o_.top_mlp, false);                  // the last layer gives the logit
         dense_ = T({B_, o_.dense_features});
         labels_ = T({B_});
-    }
-
-    // Rank r's tables, in table order: the layout its pooled vectors arrive in.
-    std::vector<int64_t> tables_per_rank() const {
-        std::vector<int64_t> n(static_cast<size_t>(W_), 0);
-        for (int64_t r : o_.table_ranks) ++n[static_cast<size_t>(r)];
-        return n;
     }
 
     EtTensor mlp_forward(std::vector<Layer>& layers, EtTensor x) {
@@ -140,9 +135,8 @@ private:
         b_.op("aten::stack", schema::stack, {EtBuilder::v_tensors(pooled), EtBuilder::v_int(1)}, {v(stacked)});
         // Rank-major: rank r's samples are rows r*B..(r+1)*B of every table.
         const EtTensor send = view(stacked, {B_ * W_ * L * D_});
-        const std::vector<int64_t> per_rank = tables_per_rank();
         std::vector<int64_t> in_splits(static_cast<size_t>(W_), B_ * L * D_), out_splits;
-        for (int64_t n : per_rank) out_splits.push_back(B_ * n * D_);
+        for (int64_t n : per_rank_) out_splits.push_back(B_ * n * D_);
         recv_ = all_to_all(send, B_ * T_ * D_, in_splits, out_splits);
         a2a_in_splits_ = in_splits, a2a_out_splits_ = out_splits;
 
@@ -154,7 +148,7 @@ private:
         }
         b_.op("aten::split_with_sizes", schema::split_with_sizes, {v(recv_), EtBuilder::v_ints(out_splits), EtBuilder::v_int(0)},
               {EtBuilder::v_tensors(parts)});
-        for (size_t r = 0; r < parts.size(); ++r) shaped.push_back(view(parts[r], {B_, per_rank[r], D_}));
+        for (size_t r = 0; r < parts.size(); ++r) shaped.push_back(view(parts[r], {B_, per_rank_[r], D_}));
         const EtTensor gathered = T({B_, T_, D_});
         b_.op("aten::cat", schema::cat, {EtBuilder::v_tensors(shaped), EtBuilder::v_int(1)}, {v(gathered)});
 
@@ -217,7 +211,7 @@ private:
         // The exchange backwards: each source rank's tables, flattened in rank order, sent back.
         std::vector<EtTensor> flat;
         int64_t first = 0;
-        for (int64_t n : tables_per_rank()) {
+        for (int64_t n : per_rank_) {
             flat.push_back(view(contiguous(narrow(g_gathered, 1, first, n)), {B_ * n * D_}));
             first += n;
         }
@@ -290,6 +284,7 @@ private:
 
     const GenerateOptions& o_;
     const int64_t rank_, B_, W_, D_, T_, F_, P_;
+    std::vector<int64_t> per_rank_;  // tables each rank holds: the layout pooled vectors arrive in
     std::vector<Table> tables_;
     std::vector<Layer> bottom_, top_;
     EtTensor dense_, labels_, recv_, bottom_out_, Z_, Zt_, li_, lj_, logit_, loss_;

@@ -109,6 +109,10 @@ bad "--tp: does not apply to --from" --from "$work/gpt.0.et" --ranks 4 --tp 2
 
 # 5. Replay of tiny generated ETs on 1 and 2 ranks (needs mimic-torch).
 if "$mimic" replay --help > /dev/null 2>&1; then
+    replay_et() {  # name [what]: replays $work/<name> on its ranks into $work/<name>.replay.json, or fails
+        timeout 300 "$mimic" replay "$work/$1" --warmup 1 --iters 2 --timeout-s 60 --json "$work/$1.replay.json" > "$work/$1.replay.txt" 2>&1 \
+            || fail "replay of ${2:-$1}: $(tail -5 "$work/$1.replay.txt")"
+    }
     tiny="--layers 2 --hidden 32 --heads 4 --seq 8 --vocab 64 --micro-batch 2 --dtype fp32 --format et"
     # shellcheck disable=SC2086
     "$mimic" generate gpt --ranks 1 $tiny -o "$work/et1" > /dev/null 2>&1 || fail "generate --format et, 1 rank"
@@ -117,8 +121,7 @@ if "$mimic" replay --help > /dev/null 2>&1; then
     for mix in "--tp 2" "--dp 2"; do
         # shellcheck disable=SC2086
         "$mimic" generate gpt --ranks 2 $mix $tiny -o "$work/et2" > /dev/null 2>&1 || fail "generate --format et, 2 ranks $mix"
-        timeout 300 "$mimic" replay "$work/et2" --warmup 1 --iters 2 --timeout-s 60 --json "$work/et2.replay.json" > "$work/et2.replay.txt" 2>&1 \
-            || fail "replay of the 2-rank ET ($mix): $(tail -5 "$work/et2.replay.txt")"
+        replay_et et2 "the 2-rank ET ($mix)"
         python3 - "$work/et2.replay.json" <<'PY' || fail "2-rank replay report ($mix)"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -136,8 +139,7 @@ PY
         # shellcheck disable=SC2086
         "$mimic" generate gpt --ranks 4 --pp 2 --tp 2 --schedule $schedule --micro-batches 3 $tiny -o "$work/et4" > /dev/null 2>&1 \
             || fail "generate --format et, 2 stages, $schedule"
-        timeout 300 "$mimic" replay "$work/et4" --warmup 1 --iters 2 --timeout-s 60 --json "$work/et4.replay.json" > "$work/et4.replay.txt" 2>&1 \
-            || fail "replay of the 2-stage $schedule ET: $(tail -5 "$work/et4.replay.txt")"
+        replay_et et4 "the 2-stage $schedule ET"
         python3 - "$work/et4.replay.json" <<'PY' || fail "2-stage $schedule replay report"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -153,8 +155,7 @@ PY
     "$mimic" generate dlrm --ranks 2 --format et --dtype fp32 --micro-batch 16 --emb-dim 8 --bottom-mlp 16-8 --top-mlp 16-1 \
         --table-rows 500,2000,100,800 --table-pooling 4,1,8,2 --shard-tables 0,1,0,0 -o "$work/dlrm2" > /dev/null 2>&1 \
         || fail "generate dlrm --format et"
-    timeout 300 "$mimic" replay "$work/dlrm2" --warmup 1 --iters 2 --timeout-s 60 --json "$work/dlrm2.replay.json" > "$work/dlrm2.replay.txt" 2>&1 \
-        || fail "replay of the 2-rank DLRM ET: $(tail -5 "$work/dlrm2.replay.txt")"
+    replay_et dlrm2 "the 2-rank DLRM ET"
     python3 - "$work/dlrm2.replay.json" <<'PY' || fail "2-rank DLRM replay report"
 import json, sys
 d = json.load(open(sys.argv[1]))
