@@ -168,7 +168,7 @@ struct ReplayReport {
     HostGapModel gaps;
     uint64_t pool_bytes = 0;
     uint64_t peak_rss_bytes = 0;
-    uint64_t estimated_peak_bytes = 0;  // the trace's peak live set (analysis/memory_timeline.h), checked before allocating
+    uint64_t estimated_peak_bytes = 0;  // the trace's peak live set, and the copy of its starting values where it fits (analysis/memory_timeline.h), checked before allocating
     // Minor page faults per timed iteration, the replay's and the original's
     // untraced ones (meta.json): allocator state the replay cannot copy.
     std::optional<double> page_faults_per_iter;

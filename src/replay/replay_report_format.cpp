@@ -223,7 +223,7 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                          "weighted by time {:.1f}%",
                          r.untraced_op_pass ? ", against a pass given their calls' page faults" : "",
                          *r.per_op_error_geomean_untraced_pct, r.per_op_error_weighted_untraced_pct.value_or(0)));
-    line(fmt::format("  memory: pool {:.1f} MiB, peak RSS {:.1f} MiB (the trace's peak live set {:.1f} MiB); {} consumers "
+    line(fmt::format("  memory: pool {:.1f} MiB, peak RSS {:.1f} MiB (estimated before allocating: {:.1f} MiB); {} consumers "
                      "rerouted to pool tensors, {} shape mismatches",
                      double(r.pool_bytes) / 1048576.0, double(r.peak_rss_bytes) / 1048576.0,
                      double(r.estimated_peak_bytes) / 1048576.0, r.fallbacks, r.shape_mismatches));

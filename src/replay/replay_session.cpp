@@ -32,7 +32,7 @@
 #include "support/error.h"
 #include "support/memory_budget.h"
 #include "support/paced_runs.h"
-#include "support/progress.h"
+#include "support/phase_progress.h"
 
 namespace mimic::replay {
 
@@ -71,8 +71,19 @@ bool every_rank_says(ProcessGroups& groups, const std::string& key, bool yes) {
 // Before anything is allocated: the trace's peak live set against the limit,
 // so a trace too big for this machine fails at once instead of swapping for
 // an hour. Returns the estimate for the report.
-uint64_t check_memory(const Trace& trace, const SessionOptions& o) {
+// What the replay will hold at its peak, and whether that leaves room for
+// the copy of the starting values it restores before each iteration.
+struct MemoryPlan {
+    uint64_t estimated_bytes = 0;
+    bool keep_input_copies = true;
+};
+
+MemoryPlan check_memory(const Trace& trace, const SessionOptions& o) {
     const analysis::MemoryNeed need = analysis::memory_need(trace);
+    // With room, the replay keeps a copy of what is there from the start
+    // (TensorPool's pristine values), restored before each iteration so that
+    // every one starts from the same parameters and optimizer state.
+    const uint64_t with_copy = need.peak_bytes + need.resident_bytes;
     const int rank = o.dist ? o.dist->rank : -1;
     uint64_t limit = o.max_memory_bytes;
     std::string limit_source = "--max-memory";
@@ -82,16 +93,27 @@ uint64_t check_memory(const Trace& trace, const SessionOptions& o) {
                                               : "available memory";
     }
     const std::string who = rank >= 0 ? "rank " + std::to_string(rank) + ": " : "";
-    std::fprintf(stderr, "mimic replay: %smemory needed (estimated from the trace): peak live set %s after node %llu, "
-                 "of which %s there from the start (parameters, inputs, optimizer state); limit %s (%s)\n",
-                 who.c_str(), format_mib(need.peak_bytes).c_str(), static_cast<unsigned long long>(need.peak_node_id),
-                 format_mib(need.resident_bytes).c_str(), limit ? format_mib(limit).c_str() : "unknown", limit_source.c_str());
-    if (limit > 0 && need.peak_bytes > limit)
+    const std::string limit_text = (limit ? format_mib(limit) : std::string("unknown")) + " (" + limit_source + ")";
+    const unsigned long long peak_node = need.peak_node_id;
+    if (limit == 0 || with_copy <= limit) {
+        std::fprintf(stderr, "mimic replay: %smemory needed (estimated from the trace): %s, the peak live set %s after "
+                     "node %llu and a copy of the %s there from the start (parameters, inputs, optimizer state), restored "
+                     "before each iteration; limit %s\n",
+                     who.c_str(), format_mib(with_copy).c_str(), format_mib(need.peak_bytes).c_str(), peak_node,
+                     format_mib(need.resident_bytes).c_str(), limit_text.c_str());
+        return {with_copy, true};
+    }
+    if (need.peak_bytes > limit)
         fail({trace.source_path, static_cast<int64_t>(need.peak_node_id), -1, "--max-memory"},
-             who + "the replay needs an estimated " + format_mib(need.peak_bytes) + " (the live set after this node), more than " +
-                 format_mib(limit) + " (" + limit_source + "); give a larger --max-memory to run it anyway, or replay "
-                 "a part (mimic cut) or a smaller batch (mimic scale)");
-    return need.peak_bytes;
+             who + "the replay needs an estimated " + format_mib(need.peak_bytes) + " (the live set after this node), "
+                 "more than " + limit_text + "; give a larger --max-memory to run it anyway, or replay a part "
+                 "(mimic cut) or a smaller batch (mimic scale)");
+    std::fprintf(stderr, "mimic replay: %smemory needed (estimated from the trace): %s, the peak live set after node %llu; "
+                 "no room within %s for a copy of the %s there from the start (parameters, inputs, optimizer state), "
+                 "so they are filled with fresh values before each iteration instead of restored from one\n",
+                 who.c_str(), format_mib(need.peak_bytes).c_str(), peak_node, limit_text.c_str(),
+                 format_mib(need.resident_bytes).c_str());
+    return {need.peak_bytes, false};
 }
 
 }  // namespace
@@ -143,7 +165,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
     }
     // After the threads are set, so that it states the threads the replay ran with.
     const MachineInfo replay_machine = describe_replay_machine();
-    const uint64_t estimated_peak_bytes = check_memory(trace, o);
+    const MemoryPlan memory = check_memory(trace, o);
 
     std::unique_ptr<ProcessGroups> groups;
     if (o.dist) {
@@ -165,14 +187,23 @@ SessionResult run_replay_session(const SessionOptions& o) {
     options.selection.python_calls = trace.python_collectives;
     options.lazy = o.lazy;
     options.groups = groups.get();
+    options.keep_input_copies = memory.keep_input_copies;
+    // Planning, the check, the fresh-page fit, warmup, the timed iterations
+    // and the per-op passes: seconds to an hour on a large trace. Lines on
+    // the first rank only.
+    std::optional<PhaseProgress> progress;
+    uint64_t trace_steps = 0;
+    if (!o.dist || o.dist->rank == 0) progress.emplace("mimic replay", "ops");
+    const auto phase = [&](const std::string& name, int passes) {
+        if (progress) progress->phase(name, passes, trace_steps);
+    };
     Replayer replayer(trace, options);
+    if (progress) progress->phase("planning", 1, 0);
     replayer.plan();
-    // Warmup, the fresh-page fit, the timed iterations and the per-op passes:
-    // seconds to minutes on a large trace. One bar, on the first rank only.
-    Progress progress("mimic replay: iterations and per-op passes", 0, "passes");
-    uint64_t passes_done = 0;
-    if (!o.dist || o.dist->rank == 0) replayer.set_pass_observer([&] { progress.update(++passes_done); });
+    trace_steps = replayer.steps().size();
+    if (progress) replayer.set_progress(&*progress);
     if (groups) check_calls_match(*groups, call_signatures(trace, replayer));
+    phase("checking every op once", 1);
     replayer.check();
     if (replayer.replayed_count() == 0) {
         std::string why = replayer.skipped().empty() ? "no top-level operator in the selected range"
@@ -257,6 +288,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
             const LabelPlan plan =
                 plan_labels(trace, nodes_in_id_range(trace, sel.first_node_id, sel.last_node_id), all, runs);
             const double span_us = profiled_span(trace, sel).value_or(0.0) * 1000.0;
+            phase("measuring what recording cost (bare and traced iterations)", 0);
             const RecordingOverhead overhead = measure_recording_overhead(replayer, plan, recorded_under, kInstrumentedPasses);
             InstrumentationMeasure m;
             m.instrumentation_us = overhead.overhead_ms() * 1000.0;
@@ -321,6 +353,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
             auto it = op_faults->by_node.find(id);
             return it == op_faults->by_node.end() ? int64_t(-1) : it->second;
         });
+        phase("fitting fresh pages to the recorded faults", 0);
         replayer.run_iteration(gap_per_step);
         fresh_profiled = fit_replayer_fresh_pages(replayer, target);
         // The ops' faults in the untraced calls where the recorder counted
@@ -357,6 +390,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
         replayer.set_fresh_pages(fresh_untraced);
     }
 
+    phase("warmup", o.warmup);
     for (int i = 0; i < o.warmup; ++i) replayer.run_iteration(gap_per_step);
     std::vector<double> iteration_ms;
     uint64_t page_faults = 0;
@@ -380,21 +414,35 @@ SessionResult run_replay_session(const SessionOptions& o) {
         }
         return reply;
     };
-    if (!o.pace.empty()) iteration_ms = run_paced(o.pace, o.dist ? o.dist->rank : 0, iteration, op_pass);
-    else
-        for (int i = 0; i < o.iters; ++i) iteration_ms.push_back(iteration(true));
+    if (!o.pace.empty()) {
+        phase("paced iterations and per-op passes", 0);
+        iteration_ms = run_paced(o.pace, o.dist ? o.dist->rank : 0, iteration, op_pass);
+    } else {
+        phase("timed iterations", o.iters);
+        for (int i = 0; i < o.iters; ++i) {
+            iteration_ms.push_back(iteration(true));
+            // A long run shows each figure as it comes (one timed iteration of a GPT-2-large: minutes).
+            if (progress) {
+                char line[128];
+                std::snprintf(line, sizeof line, "timed iteration %d of %d: %.1f ms", i + 1, o.iters, iteration_ms.back());
+                progress->note(line);
+            }
+        }
+    }
     if (iteration_ms.empty()) fail({o.pace, -1, -1, "--pace"}, "the benchmark driver stopped before any timed iteration");
     // First the pass for the untraced op times, if any, so that the
     // replayer's op_us() ends with the profiled one (report, --record-replay).
     const int op_passes = std::max(1, o.op_passes);
     std::optional<std::vector<double>> untraced_pass_us;
     if (untraced_calls_target) {
+        phase("per-op passes, with the untraced calls' faults", op_passes);
         replayer.set_fresh_pages(fit_replayer_fresh_pages(replayer, *untraced_calls_target));
         replayer.time_ops(op_passes, gap_per_step);
         untraced_pass_us = replayer.op_us();
     }
     if (op_faults) replayer.set_fresh_pages(fresh_profiled);
     // Each op after its host gap's work, as in the timed iterations (host_work.h).
+    phase("per-op passes", op_passes);
     replayer.time_ops(op_passes, gap_per_step);
     // The same pass again under torch's own profiler, compared with the
     // profile as recorded (torch_profiler_pass.h); with the same fresh pages.
@@ -404,10 +452,12 @@ SessionResult run_replay_session(const SessionOptions& o) {
                          times_comparable(recorded_device(trace, replayer.selection()), o.device);
     if (groups) profiled_pass = every_rank_says(*groups, "mimic/profiled_op_pass", profiled_pass);  // it runs collectives
     // meta.json names the probe's cost when the recorder's profiled calls ran it.
+    if (profiled_pass) phase("per-op passes under torch's profiler", 0);
     if (profiled_pass)
         replayer.time_ops_under_profiler(op_passes, std::max(1, o.profiled_sessions), gap_per_step,
                                          meta && meta->probe_cost_per_op_us.has_value());
     if (!o.record_replay.empty()) {
+        phase("recording the replay", 0);
         std::string path = record_replay(replayer, o.record_replay);
         std::fprintf(stderr, "mimic: replay recorded to %s\n", path.c_str());
     }
@@ -429,16 +479,17 @@ SessionResult run_replay_session(const SessionOptions& o) {
     // every rank or none, as the iteration runs collectives.
     bool count_op_faults = o.count_op_faults;
     if (groups) count_op_faults = every_rank_says(*groups, "mimic/op_faults_pass", count_op_faults);
+    if (count_op_faults) phase("counting each op's page faults", 1);
     const std::vector<int64_t> step_faults = count_op_faults ? replayer.step_page_faults() : std::vector<int64_t>{};
-    replayer.set_pass_observer(nullptr);
-    progress.finish();
+    replayer.set_progress(nullptr);
+    if (progress) progress->finish();
     SessionResult result;
     // The original's untraced op durations are the per-op pass's second reference, whatever the gap mode.
     result.report = make_report(trace, replayer, settings, iteration_ms, meta, gaps, page_faults,
                                 op_gaps ? &*op_gaps : nullptr, untraced_pass_us ? &*untraced_pass_us : nullptr,
                                 op_faults ? &*op_faults : nullptr);
     result.report.replay_machine = replay_machine;
-    result.report.estimated_peak_bytes = estimated_peak_bytes;
+    result.report.estimated_peak_bytes = memory.estimated_bytes;
     std::unordered_map<int64_t, int64_t> faults_by_node;
     for (size_t s = 0; s < step_faults.size(); ++s)
         faults_by_node[int64_t(trace.nodes[replayer.steps()[s].node.value].id.value)] = step_faults[s];

@@ -59,7 +59,9 @@ std::string short_reason(const std::exception& e) {
 }
 
 Replayer::Replayer(const Trace& trace, ReplayOptions options)
-    : trace_(trace), options_(std::move(options)), pool_(trace, options_.device), builder_(trace, pool_) {}
+    : trace_(trace), options_(std::move(options)), pool_(trace, options_.device), builder_(trace, pool_) {
+    pool_.set_keep_copies(options_.keep_input_copies);
+}
 
 Replayer::~Replayer() = default;
 
@@ -403,6 +405,7 @@ void Replayer::spend_gap(double gap_us, double from_us) {
 }
 
 bool Replayer::run_step(Step& step, Pass pass) {
+    if (progress_) progress_->steps_done(static_cast<uint64_t>(&step - steps_.data()) + 1);
     if (!step.wait_for.empty()) wait_collectives(step.wait_for);
     spin_pending_gap(!step.wait_for.empty());
     if (step.collective >= 0) {
@@ -483,6 +486,7 @@ void Replayer::check() {
         for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
     }
     wait_collectives(end_waits_);
+    pass_done();
     for (Step& step : steps_)
         if (step.skipped) skipped_.push_back({step.node, step.name, step.skip_reason});
     compute_releases();
@@ -520,7 +524,7 @@ double Replayer::run_iteration(const std::vector<double>& gaps_us, std::vector<i
     pending_gap_us_ = -1;
     wait_collectives(end_waits_);
     const double ms = us_since(t0) / 1000.0;
-    if (pass_observer_) pass_observer_();
+    pass_done();
     return ms;
 }
 
@@ -555,7 +559,7 @@ void Replayer::run_op_passes(int passes, const std::vector<double>& gaps_us, Sta
             for (uint32_t slot : release_after_[s]) slots_[slot] = at::Tensor();
         }
         wait_collectives(end_waits_);
-        if (pass_observer_) pass_observer_();
+        pass_done();
     }
     sync_collectives_ = false;
 }

@@ -21,6 +21,7 @@
 #include "replay/exec/tensor_pool.h"
 #include "replay/timing/label_plan.h"
 #include "replay/timing/torch_profiler_pass.h"
+#include "support/phase_progress.h"
 #include "trace/trace.h"
 
 namespace mimic::replay {
@@ -34,6 +35,10 @@ struct ReplayOptions {
     c10::Device device{c10::kCPU};
     // A multi-rank replay's groups (selection.collectives set too); null for one process.
     ProcessGroups* groups = nullptr;
+    // Restore the inputs before each iteration from a copy of their first
+    // values (the default), or, where memory has no room for that copy,
+    // by filling them with fresh values of the same kinds (TensorPool).
+    bool keep_input_copies = true;
 };
 
 // A label plan with what its events are opened with (Replayer::prepare_labels).
@@ -96,9 +101,9 @@ public:
     // fresh_page_allocator.h); all zero leaves libtorch's allocator alone.
     void set_fresh_pages(std::vector<int64_t> pages_per_step);
     bool fresh_pages_on() const { return fresh_ != nullptr; }
-    // Called after each iteration and each per-op pass (a progress bar),
-    // outside the iteration's timing.
-    void set_pass_observer(std::function<void()> observer) { pass_observer_ = std::move(observer); }
+    // Told of each step as it starts and of each pass's end (iterations,
+    // per-op passes, the check): one relaxed store per step. nullptr: none.
+    void set_progress(PhaseProgress* progress) { progress_ = progress; }
 
     const Selection& selection() const { return selection_; }
     const std::vector<Step>& steps() const { return steps_; }
@@ -113,7 +118,10 @@ public:
     size_t shape_mismatches() const { return shape_mismatches_; }
 
 private:
-    std::function<void()> pass_observer_;
+    PhaseProgress* progress_ = nullptr;
+    void pass_done() const {
+        if (progress_) progress_->pass_done();
+    }
     enum class Pass { Check, Run };
     // `passes` passes over the steps, each after a restore: `start_pass` then,
     // for each step not skipped, its host gap and `time_step(s)`.

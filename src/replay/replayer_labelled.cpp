@@ -84,7 +84,7 @@ double Replayer::run_labelled_iteration(const LabelledRun& run, std::vector<OpBr
     while (!open.empty()) open.pop_back();
     wait_collectives(end_waits_);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (pass_observer_) pass_observer_();
+    pass_done();
     return ms;
 }
 

@@ -92,13 +92,24 @@ if "$MIMIC" record --workload mlp --out "$TMP/mlp" --warmup 1 --iters 3 > "$TMP/
         || fail "mlp: the text report does not print both machines"
     # Memory: the estimate is printed before allocating and is in the report; above --max-memory the
     # replay refuses at once, naming the node of the peak; a size that is not one names the option.
-    grep -q "memory needed (estimated from the trace): peak live set .* MiB after node [0-9]*" "$TMP/mlp.txt" \
+    grep -q "memory needed (estimated from the trace): .* MiB, the peak live set .* MiB after node [0-9]* and a copy of" "$TMP/mlp.txt" \
         || fail "mlp: no memory estimate printed"
     [ "$(json_get "$TMP/mlp.json" "0 < d['estimated_peak_bytes'] <= d['peak_rss_bytes']")" = True ] \
         || fail "mlp: estimated_peak_bytes missing or above the peak RSS"
     if "$MIMIC" replay "$TMP/mlp" --max-memory 64K --iters 1 > "$TMP/maxmem.txt" 2>&1; then fail "--max-memory 64K did not refuse"; fi
     grep -q "et.json.gz: node [0-9]*: field '--max-memory': the replay needs an estimated .* MiB .*, more than 0.1 MiB (--max-memory)" \
         "$TMP/maxmem.txt" || fail "--max-memory refusal: $(cat "$TMP/maxmem.txt")"
+    # A limit with room for the live set but not for the copy of the starting values: the replay
+    # runs, filling those inputs afresh before each iteration, and holds no copy.
+    peak_mib=$(sed -n 's/.*memory needed (estimated from the trace): .* MiB, the peak live set \([0-9.]*\) MiB after.*/\1/p' "$TMP/mlp.txt")
+    resident_mib=$(sed -n 's/.* and a copy of the \([0-9.]*\) MiB there from the start.*/\1/p' "$TMP/mlp.txt")
+    between=$(python3 -c "print(int(($peak_mib + $resident_mib / 2) * 1048576))")
+    "$MIMIC" replay "$TMP/mlp" --max-memory "$between" --iters 2 --op-passes 1 --no-profiled-pass --json "$TMP/refill.json" \
+        > "$TMP/refill.txt" 2>&1 || fail "a limit between the live set and the copy refused: $(cat "$TMP/refill.txt")"
+    grep -q "no room within .* for a copy of the $resident_mib MiB there from the start .*, so they are filled with fresh values" \
+        "$TMP/refill.txt" || fail "refill not announced: $(head -3 "$TMP/refill.txt")"
+    [ "$(json_get "$TMP/refill.json" "d['ops_replayed'] == d['ops_total'] and d['pool_bytes'] + $resident_mib * 1048576 / 2 < $(json_get "$TMP/mlp.json" "d['pool_bytes']") and d['estimated_peak_bytes'] < $(json_get "$TMP/mlp.json" "d['estimated_peak_bytes']")")" = True ] \
+        || fail "refill: ops, pool or estimate as with the copy: $(json_get "$TMP/refill.json" "(d['ops_replayed'], d['pool_bytes'], d['estimated_peak_bytes'])")"
     if "$MIMIC" replay "$TMP/mlp" --max-memory lots > "$TMP/maxmem2.txt" 2>&1; then fail "--max-memory lots accepted"; fi
     grep -q "'lots' is not a memory size" "$TMP/maxmem2.txt" || fail "bad --max-memory: $(cat "$TMP/maxmem2.txt")"
     # --threads N: the report states the threads and names the field that differs from the original's.

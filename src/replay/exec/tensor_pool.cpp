@@ -55,6 +55,7 @@ at::Tensor TensorPool::view(const TensorMeta& meta) {
 }
 
 void TensorPool::snapshot() {
+    if (!keep_copies_) return;
     for (auto& [key, b] : buffers_)
         if (b.storage_holder.defined() && !b.pristine.defined()) {
             b.pristine = b.storage_holder.clone();
@@ -67,7 +68,8 @@ void TensorPool::restore() {
     at::DisableRecordFunctionGuard unseen;  // replay bookkeeping, not an op of the trace: keep it out of --record-replay
     for (auto& [key, b] : buffers_) {
         if (!b.storage_holder.defined()) continue;
-        if (b.pristine.defined()) b.storage_holder.copy_(b.pristine);
+        if (!keep_copies_) fill_replay_values(b.storage_holder);
+        else if (b.pristine.defined()) b.storage_holder.copy_(b.pristine);
     }
     snapshot();
     // The copies leave the buffers in the caches, as the original's previous

@@ -39,6 +39,13 @@ public:
     // the speed of data-dependent kernels (max pooling: 4x).
     void snapshot();
     void restore();
+    // Without copies (a trace whose live set fills memory: a second copy of
+    // a GPT-2-large's parameters and optimizer state does not fit beside
+    // it), snapshot() keeps nothing and restore() fills every buffer again
+    // with fresh values of the kinds fill_replay_values gives: each
+    // iteration starts from values of the same distribution, not the same
+    // values, at the cost of the fill's time between iterations.
+    void set_keep_copies(bool keep) { keep_copies_ = keep; }
     c10::Device device() const { return device_; }
     uint64_t allocated_bytes() const { return allocated_bytes_; }
     size_t buffers() const { return buffers_.size(); }
@@ -56,6 +63,7 @@ private:
     c10::Device device_;
     std::map<Key, Buffer> buffers_;
     uint64_t allocated_bytes_ = 0;
+    bool keep_copies_ = true;
 };
 
 // Fills a tensor with replay values: floats N(0,1), integers 0, bool random.
