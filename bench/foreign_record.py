@@ -8,12 +8,14 @@ MODEL: a function of bench/heldout_models.py or tests/python/batch_models.py (ml
 Writes OUT_DIR/et.json (the observer's file, as it wrote it), OUT_DIR/profile.json (the
 profiler's Chrome trace, as export_chrome_trace wrote it) and OUT_DIR/truth.json: the step's
 untraced time (median of 25 steps after 5 warm-up steps, timed around each step with
-perf_counter) that the replay is judged against; mimic never reads truth.json.
+perf_counter) that the replay is judged against, and the median minor page faults of those
+steps; mimic never reads truth.json.
 --profiler-step records under a schedule with prof.step() (a ProfilerStep#N around the step);
 without it, one plain profile() block around the step.
 """
 import json
 import os
+import resource
 import statistics
 import sys
 import time
@@ -38,12 +40,16 @@ def observer():
     return cls()
 
 
-def untraced_ms(step, count):
+def untraced_ms(step, count, faults=None):
+    """Each step's wall ms; with `faults`, also appends each step's minor page faults."""
     times = []
     for _ in range(count):
+        f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
         t0 = time.perf_counter()
         step()
         times.append((time.perf_counter() - t0) * 1e3)
+        if faults is not None:
+            faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
     return times
 
 
@@ -56,7 +62,8 @@ def main():
     os.makedirs(out, exist_ok=True)
     step = step_of(model)
     untraced_ms(step, 5)
-    before = untraced_ms(step, 25)
+    faults = []
+    before = untraced_ms(step, 25, faults)
 
     et_path, profile_path = os.path.join(out, "et.json"), os.path.join(out, "profile.json")
     et = observer()
@@ -78,11 +85,12 @@ def main():
             et.stop()
     et.unregister_callback()
     prof.export_chrome_trace(profile_path)
-    after = untraced_ms(step, 25)
+    after = untraced_ms(step, 25, faults)
     with open(os.path.join(out, "truth.json"), "w") as f:
         json.dump({"model": model, "threads": threads, "profiler_step": with_step,
                    "untraced_median_ms": statistics.median(before + after),
                    "untraced_before_ms": statistics.median(before), "untraced_after_ms": statistics.median(after),
+                   "untraced_page_faults_median": statistics.median(faults),
                    "torch": torch.__version__}, f, indent=1)
 
 

@@ -49,12 +49,15 @@ def main():
                          "untraced_ms": truth["untraced_median_ms"], "replay_ms": rep["median_ms"],
                          "estimated_untraced_ms": rep.get("original_ms"), "host_gaps": rep["host_gaps"],
                          "traced_span_ms": gaps.get("traced_span_ms"),
+                         "original_page_faults": truth.get("untraced_page_faults_median"),
+                         "replay_page_faults": rep.get("page_faults_per_iter"),
                          "error_pct": error_pct(rep["median_ms"], truth["untraced_median_ms"]),
                          "estimate_error_pct": error_pct(rep["original_ms"], truth["untraced_median_ms"])
                          if rep.get("original_ms") else float("nan")})
             r = rows[-1]
             print(f"{model} at {threads} thread(s): replay {r['replay_ms']:.2f} ms against {r['untraced_ms']:.2f} ms "
-                  f"untraced ({r['error_pct']:+.1f}%)", file=sys.stderr)
+                  f"untraced ({r['error_pct']:+.1f}%); page faults per step: original {r['original_page_faults']}, "
+                  f"replay {r['replay_page_faults']}", file=sys.stderr)
     print(f"BLAS: {blas}")
     print(f"{'model':10} {'threads':>7} {'step':>5} {'traced_ms':>10} {'untraced_ms':>11} {'estimate_ms':>11} "
           f"{'replay_ms':>9} {'estimate':>9} {'replay':>8}")

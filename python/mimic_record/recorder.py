@@ -183,11 +183,14 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
         step_fn()
     gc.collect()
     untraced_cpu_ms = []
-    faults_before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    untraced_ms = [_timed(step_fn, untraced_cpu_ms) for _ in range(iters)]
+    untraced_ms, untraced_faults = [], []
+    for _ in range(iters):
+        faults_before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        untraced_ms.append(_timed(step_fn, untraced_cpu_ms))
+        untraced_faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults_before)
     # Minor page faults per iteration: on a VM each costs microseconds, and how many a step
     # takes depends on the allocator's state, which a replay can only approximate.
-    faults_per_iter = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults_before) / iters if iters else None
+    faults_per_iter = sum(untraced_faults) / iters if iters else None
     median_ms = statistics.median(untraced_ms)
     # The share of the wall time the step's thread was on a CPU: below 1 where ranks outnumber
     # cores or wait in collectives. A replay spins its host gaps for this share in CPU time.
@@ -314,6 +317,9 @@ def record_step(step_fn, out_dir, warmup=3, iters=10, workload="custom", label=N
         "untraced_thread_cpu_ms": [round(x, 4) for x in untraced_cpu_ms],
         "untraced_cpu_share": round(min(cpu_share, 1.0), 4) if cpu_share is not None else None,
         "untraced_page_faults_per_iter": round(faults_per_iter, 1) if faults_per_iter is not None else None,
+        # Each call's own count: glibc's heap can settle differently from one process to the next
+        # (cnn: 2,016 faults in every call of one recording, 480 to 2,016 in another's).
+        "untraced_page_faults": untraced_faults,
         # The profiled calls (profile.json's timing; the first is the ET's) and the ET call, each timed.
         "traced_iteration_ms": round(traced_ms, 4),
         "profiled_iterations_ms": [round(x, 4) for x in profiled_ms],
