@@ -18,7 +18,7 @@ import sys
 
 META_KEYS = ("meta_schema_version", "workload", "machine", "rank", "world_size", "process_groups", "warmup", "iters",
              "untraced_iteration_ms", "untraced_median_ms", "untraced_thread_cpu_ms", "untraced_cpu_share",
-             "untraced_page_faults_per_iter",
+             "untraced_page_faults_per_iter", "untraced_page_faults",
              "traced_iteration_ms", "profiled_iterations_ms", "profiled_sessions", "profiled_attempts_per_session", "profiled_attempts",
              "profiled_attempt_kept", "profiled_spreads", "profiled_spread",
              "instrumentation_overhead_ms", "iteration_label", "et_schema", "rf_id_link")
@@ -178,6 +178,10 @@ def check_one(d, workload, rank, world_size, expect_op_faults=False):
     cpu = meta["untraced_thread_cpu_ms"]
     _require(len(cpu) == len(times) and all(c >= 0 for c in cpu), "bad untraced_thread_cpu_ms")
     _require(meta["untraced_page_faults_per_iter"] >= 0, "negative untraced_page_faults_per_iter")
+    faults = meta["untraced_page_faults"]
+    _require(len(faults) == len(times) and all(f >= 0 for f in faults)
+             and abs(sum(faults) / len(faults) - meta["untraced_page_faults_per_iter"]) <= 0.051,
+             "untraced_page_faults is not one count per untraced call with untraced_page_faults_per_iter as its mean")
     _require(0 < meta["untraced_cpu_share"] <= 1, f"untraced_cpu_share {meta['untraced_cpu_share']} not in (0, 1]")
 
     _require(et.get("schema") == "1.0.1", f"ET schema {et.get('schema')!r}, expected 1.0.1")
