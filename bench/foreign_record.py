@@ -4,10 +4,13 @@ observer and torch.profiler, nothing of mimic's recorder. For bench/replay_forei
 
   /usr/bin/python3 bench/foreign_record.py MODEL OUT_DIR [THREADS=1] [--profiler-step]
 
-MODEL: a function of bench/heldout_models.py or tests/python/batch_models.py (mlp, recsys).
+MODEL: a function of bench/heldout_models.py, bench/big_models.py or tests/python/batch_models.py
+(mlp, recsys). Environment: WARMUP_STEPS (default 5) and UNTRACED_STEPS (default 25) set the
+steps before the truth's timing and its count on each side of the recording (1 and 2 for
+gpt2_large, whose step takes tens of seconds).
 Writes OUT_DIR/et.json (the observer's file, as it wrote it), OUT_DIR/profile.json (the
 profiler's Chrome trace, as export_chrome_trace wrote it) and OUT_DIR/truth.json: the step's
-untraced time (median of 25 steps after 5 warm-up steps, timed around each step with
+untraced time (median of 2 x 25 steps after 5 warm-up steps, timed around each step with
 perf_counter) that the replay is judged against, and the median minor page faults of those
 steps; mimic never reads truth.json.
 --profiler-step records under a schedule with prof.step() (a ProfilerStep#N around the step);
@@ -31,6 +34,9 @@ def step_of(model):
     import heldout_models
     if hasattr(heldout_models, model):
         return getattr(heldout_models, model)()
+    import big_models
+    if hasattr(big_models, model):
+        return getattr(big_models, model)()
     import batch_models
     return getattr(batch_models, model)()
 
@@ -61,9 +67,11 @@ def main():
     torch.set_num_threads(threads)
     os.makedirs(out, exist_ok=True)
     step = step_of(model)
-    untraced_ms(step, 5)
+    warmup_steps = int(os.environ.get("WARMUP_STEPS", "5"))
+    untraced_steps = int(os.environ.get("UNTRACED_STEPS", "25"))
+    untraced_ms(step, warmup_steps)
     faults = []
-    before = untraced_ms(step, 25, faults)
+    before = untraced_ms(step, untraced_steps, faults)
 
     et_path, profile_path = os.path.join(out, "et.json"), os.path.join(out, "profile.json")
     et = observer()
@@ -85,7 +93,7 @@ def main():
             et.stop()
     et.unregister_callback()
     prof.export_chrome_trace(profile_path)
-    after = untraced_ms(step, 25, faults)
+    after = untraced_ms(step, untraced_steps, faults)
     with open(os.path.join(out, "truth.json"), "w") as f:
         json.dump({"model": model, "threads": threads, "profiler_step": with_step,
                    "untraced_median_ms": statistics.median(before + after),
