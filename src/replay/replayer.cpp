@@ -491,11 +491,16 @@ void Replayer::check() {
         if (step.skipped) skipped_.push_back({step.node, step.name, step.skip_reason});
     compute_releases();
     for (at::Tensor& t : slots_) t = at::Tensor();
+    restore_pool();
+}
+
+void Replayer::restore_pool() {
+    if (progress_) progress_->aside(options_.keep_input_copies ? "restoring the inputs" : "filling the inputs afresh");
     pool_.restore();
 }
 
 void Replayer::restore_inputs() {
-    pool_.restore();
+    restore_pool();
     // The copy left the last buffers it wrote in L1 and L2, where the
     // original's step found what its previous step touched last.
     if (!cache_sweep_) cache_sweep_ = std::make_unique<CacheSweep>();

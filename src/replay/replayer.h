@@ -134,7 +134,9 @@ private:
     static bool detach_non_differentiable_arg(Step& step, const char* error);
     double gap_clock_us() const;
     void spin_pending_gap(bool waited);  // the step's host gap, before its call (see replayer.cpp)
-    // The pool's first values back, then the caches as the original's step found them (cache_sweep.h).
+    // The pool's first values back (or fresh ones: keep_input_copies), shown as progress.
+    void restore_pool();
+    // That, then the caches as the original's step found them (cache_sweep.h).
     void restore_inputs();
     void spend_gap(double gap_us, double from_us);  // host work until gap_clock_us() reaches from + gap (x CPU share)
     void run_paged(size_t s);  // run_step(Run) with the step's fresh-page budget

@@ -70,7 +70,9 @@ std::string PhaseProgress::describe() const {
     if (passes > 1) line += " " + std::to_string(pass) + " of " + std::to_string(passes);
     else if (passes == 0) line += ", pass " + std::to_string(pass);
     char buf[160];
-    if (steps > 0)
+    if (const char* aside = aside_.load(std::memory_order_relaxed))
+        std::snprintf(buf, sizeof buf, ": %s, %.0f s elapsed", aside, secs);
+    else if (steps > 0)
         std::snprintf(buf, sizeof buf, ": %llu of %llu %s, %.0f s elapsed",
                       static_cast<unsigned long long>(std::min(done_.load(std::memory_order_relaxed), steps)),
                       static_cast<unsigned long long>(steps), unit_.c_str(), secs);

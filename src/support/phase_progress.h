@@ -31,8 +31,15 @@ public:
     // A new phase of `passes` passes (0: not known ahead) of `steps` steps
     // each (0: none counted, as while planning); its pass 1 begins.
     void phase(const std::string& name, int passes, uint64_t steps);
-    // Called from the work: the current pass has done `done` steps.
-    void steps_done(uint64_t done) { done_.store(done, std::memory_order_relaxed); }
+    // Called from the work: the current pass has done `done` steps (and
+    // whatever aside() said is over).
+    void steps_done(uint64_t done) {
+        done_.store(done, std::memory_order_relaxed);
+        aside_.store(nullptr, std::memory_order_relaxed);
+    }
+    // Work between passes that takes long on a big trace (restoring 10 GB of
+    // inputs: 20 s), shown until the next step starts; a string literal.
+    void aside(const char* what) { aside_.store(what, std::memory_order_relaxed); }
     // The current pass ended; the next one of the phase begins.
     void pass_done();
     // A result worth seeing before the job ends (an iteration's time),
@@ -64,6 +71,7 @@ private:
     bool bar_drawn_ = false;
     bool stop_ = false;
     std::atomic<uint64_t> done_{0};
+    std::atomic<const char*> aside_{nullptr};
     std::thread thread_;
 };
 

@@ -26,6 +26,10 @@ TEST(PhaseProgress, DescribesPhasePassAndStepsDone) {
     EXPECT_NE(p.describe().find("fitting fresh pages, pass 2: 0 of 3552 ops"), std::string::npos) << p.describe();
     p.steps_done(99999);  // more than a pass has: shown as the pass's total
     EXPECT_NE(p.describe().find("3552 of 3552 ops"), std::string::npos) << p.describe();
+    p.aside("restoring the inputs");  // between passes, until the next step
+    EXPECT_NE(p.describe().find("fitting fresh pages, pass 2: restoring the inputs, "), std::string::npos) << p.describe();
+    p.steps_done(1);
+    EXPECT_NE(p.describe().find("fitting fresh pages, pass 2: 1 of 3552 ops"), std::string::npos) << p.describe();
     p.finish();
 }
 
