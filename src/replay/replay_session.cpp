@@ -68,9 +68,6 @@ bool every_rank_says(ProcessGroups& groups, const std::string& key, bool yes) {
     return all;
 }
 
-// Before anything is allocated: the trace's peak live set against the limit,
-// so a trace too big for this machine fails at once instead of swapping for
-// an hour. Returns the estimate for the report.
 // What the replay will hold at its peak, and whether that leaves room for
 // the copy of the starting values it restores before each iteration.
 struct MemoryPlan {
@@ -78,6 +75,8 @@ struct MemoryPlan {
     bool keep_input_copies = true;
 };
 
+// Checked before anything is allocated, so that a trace too big for this
+// machine fails at once instead of swapping for an hour.
 MemoryPlan check_memory(const Trace& trace, const SessionOptions& o) {
     const analysis::MemoryNeed need = analysis::memory_need(trace);
     // With room, the replay keeps a copy of what is there from the start
