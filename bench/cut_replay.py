@@ -9,8 +9,10 @@ forward pass, `--nodes A..B`). Compared: the region's op time inside the full re
 its top-level ops' per-op times) against the cut's op time replayed alone.
 
 usage: bench/cut_replay.py BUILD_DIR [--models mlp,cnn,transformer] [--regions 3] [--json OUT]
+Environment: KEEP_DIR=DIR keeps each recording, cut and op-times file there.
 Run on a quiet machine: timings of other processes' load swamp a 5% target.
 """
+import contextlib
 import json
 import os
 import tempfile
@@ -42,7 +44,9 @@ def main():
     mimic = args.mimic
     env = threads_env(1)
     results = []
-    with tempfile.TemporaryDirectory() as tmp:
+    keep = os.environ.get("KEEP_DIR")  # keep the recordings, cuts and op times there
+    with (contextlib.nullcontext(keep) if keep else tempfile.TemporaryDirectory()) as tmp:
+        os.makedirs(tmp, exist_ok=True)
         for model in args.models.split(","):
             rec = os.path.join(tmp, model)
             record(mimic, model, rec, ["--threads", "1"], env)
@@ -56,10 +60,10 @@ def main():
             if block:
                 ids = [i for i in by_id if block[0] <= i <= block[1]]
                 regions.append((f"forward block {block[0]}..{block[1]}", ["--nodes", f"{block[0]}..{block[1]}"], ids))
-            for label, selector, ids in regions:
-                cut = os.path.join(tmp, f"{model}_cut")  # a directory: the cut as a recording
+            for k, (label, selector, ids) in enumerate(regions):
+                cut = os.path.join(tmp, f"{model}_cut{k}")  # a directory: the cut as a recording
                 run([mimic, "cut", rec, *selector, "-o", cut], env)
-                alone = op_times(mimic, cut, os.path.join(tmp, model + "_cut_times.json"), env)
+                alone = op_times(mimic, cut, os.path.join(tmp, f"{model}_cut{k}_times.json"), env)
                 inside_us = sum(by_id[i]["replay_us"] for i in ids if i in by_id)
                 alone_us = sum(o["replay_us"] for o in alone)
                 err = error_pct(alone_us, inside_us) if inside_us else float("nan")

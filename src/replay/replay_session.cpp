@@ -48,8 +48,19 @@ int64_t sum(const std::vector<int64_t>& v) {
     return total;
 }
 
-// fit_fresh_pages over this replayer's iterations; leaves the fit set.
+// Iterations run with no fresh pages before each fit. glibc takes a few to
+// settle after the heap is kept (keep_heap_pages) and after a fit's fresh
+// mappings: a cut's _log_softmax_backward_data faulted on its 125-page
+// output by itself in the six iterations after each, then in none. Fitted
+// sooner, it kept no fresh pages and ran in 90 us in the per-op pass
+// against 319 us with them (docs/findings.md, 2026-11-26).
+constexpr int kHeapSettleIterations = 8;
+
+// fit_fresh_pages over this replayer's iterations, from a settled heap;
+// leaves the fit set. Every rank runs as many iterations.
 std::vector<int64_t> fit_replayer_fresh_pages(Replayer& replayer, const std::vector<int64_t>& target) {
+    replayer.set_fresh_pages(std::vector<int64_t>(target.size(), 0));
+    for (int i = 0; i < kHeapSettleIterations; ++i) replayer.step_page_faults();
     std::vector<int64_t> best = fit_fresh_pages(target, [&](const std::vector<int64_t>& budgets) {
         replayer.set_fresh_pages(budgets);
         return replayer.step_page_faults();
@@ -353,7 +364,6 @@ SessionResult run_replay_session(const SessionOptions& o) {
             return it == op_faults->by_node.end() ? int64_t(-1) : it->second;
         });
         phase("fitting fresh pages to the recorded faults", 0);
-        replayer.run_iteration(gap_per_step);
         fresh_profiled = fit_replayer_fresh_pages(replayer, target);
         // The ops' faults in the untraced calls where the recorder counted
         // them (op_gaps.json), else the profiled ones; either spread scaled

@@ -25,8 +25,8 @@ constexpr int kFitIterations = 5;
 // Runs an iteration with these budgets and returns each step's faults.
 using MeasureStepFaults = std::function<std::vector<int64_t>(const std::vector<int64_t>& budgets)>;
 
-// Measures kFitIterations iterations whatever the targets: each iteration
-// runs the step's collectives, and every rank must run as many.
+// Measures kFitIterations times whatever the targets: each iteration runs
+// the step's collectives, and every rank must run as many.
 // `target[s]` < 0: no target (the step's budget stays 0 and its faults do
 // not count). No budget at all is one of the rounds measured, so the fit
 // never leaves the steps further from their targets than that.
