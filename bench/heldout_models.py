@@ -119,16 +119,21 @@ class Block(nn.Module):
 
 
 def gpt():
-    vocab, d, t = 500, 64, 32
+    return gpt_decoder(vocab=500, d=64, t=32, layers=2, heads=4, batch=4)
+
+
+def gpt_decoder(vocab, d, t, layers, heads, batch):
+    """A GPT-style decoder's training step with AdamW and gradient clipping (bench/big_models.py
+    builds GPT-2-large's shape with it)."""
     emb = nn.Embedding(vocab, d)
     pos = nn.Parameter(torch.zeros(1, t, d))
-    blocks = nn.Sequential(*[Block(d, 4) for _ in range(2)])
+    blocks = nn.Sequential(*[Block(d, heads) for _ in range(layers)])
     head = nn.Linear(d, vocab, bias=False)
     lnf = nn.LayerNorm(d)
     params = list(emb.parameters()) + [pos] + list(blocks.parameters()) + list(head.parameters()) + list(lnf.parameters())
     opt = torch.optim.AdamW(params, lr=3e-4)
-    idx = torch.randint(0, vocab, (4, t))
-    tgt = torch.randint(0, vocab, (4, t))
+    idx = torch.randint(0, vocab, (batch, t))
+    tgt = torch.randint(0, vocab, (batch, t))
 
     def loss_of():
         logits = head(lnf(blocks(emb(idx) + pos)))
