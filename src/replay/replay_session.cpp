@@ -198,19 +198,17 @@ SessionResult run_replay_session(const SessionOptions& o) {
     options.lazy = o.lazy;
     options.groups = groups.get();
     options.keep_input_copies = memory.keep_input_copies;
+    Replayer replayer(trace, options);
     // Planning, the check, the fresh-page fit, warmup, the timed iterations
     // and the per-op passes: seconds to an hour on a large trace. Lines on
-    // the first rank only.
+    // the first rank only; no steps are counted until planning made them.
     std::optional<PhaseProgress> progress;
-    uint64_t trace_steps = 0;
     if (!o.dist || o.dist->rank == 0) progress.emplace("mimic replay", "ops");
     const auto phase = [&](const std::string& name, int passes) {
-        if (progress) progress->phase(name, passes, trace_steps);
+        if (progress) progress->phase(name, passes, replayer.steps().size());
     };
-    Replayer replayer(trace, options);
-    if (progress) progress->phase("planning", 1, 0);
+    phase("planning", 1);
     replayer.plan();
-    trace_steps = replayer.steps().size();
     if (progress) replayer.set_progress(&*progress);
     if (groups) check_calls_match(*groups, call_signatures(trace, replayer));
     phase("checking every op once", 1);
@@ -461,10 +459,11 @@ SessionResult run_replay_session(const SessionOptions& o) {
                          times_comparable(recorded_device(trace, replayer.selection()), o.device);
     if (groups) profiled_pass = every_rank_says(*groups, "mimic/profiled_op_pass", profiled_pass);  // it runs collectives
     // meta.json names the probe's cost when the recorder's profiled calls ran it.
-    if (profiled_pass) phase("per-op passes under torch's profiler", 0);
-    if (profiled_pass)
+    if (profiled_pass) {
+        phase("per-op passes under torch's profiler", 0);
         replayer.time_ops_under_profiler(op_passes, std::max(1, o.profiled_sessions), gap_per_step,
                                          meta && meta->probe_cost_per_op_us.has_value());
+    }
     if (!o.record_replay.empty()) {
         phase("recording the replay", 0);
         std::string path = record_replay(replayer, o.record_replay);

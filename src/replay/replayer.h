@@ -8,7 +8,6 @@
 #include <c10/core/Device.h>
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
