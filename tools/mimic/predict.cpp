@@ -256,8 +256,14 @@ int run(const PredictArgs& args) {
     const int threads = threads_for(args, db, inputs[0].meta_path);
     check_threads(db, threads);
     std::set<std::string> signatures;
-    if (args.unseen)
-        for (const auto& top : model::top_level_ops(trace)) signatures.insert(model::op_signature(trace, trace.nodes[top.node]));
+    auto hide = [&](const Trace& t) {
+        for (const auto& top : model::top_level_ops(t)) signatures.insert(model::op_signature(t, t.nodes[top.node]));
+    };
+    if (args.unseen) hide(trace);
+    // At another batch the recorded shapes are hidden too: the family models
+    // are then the same at every --batch-scale, so two scales compare batches,
+    // not one fit with the trace's own points against one without them.
+    if (args.unseen && args.batch_scale != 1) hide(load_trace(inputs[0].trace_path));
     const model::CostModel costs = args.unseen ? model::CostModel(db, threads, signatures) : model::CostModel(db, threads);
     const model::Prediction p = model::predict_iteration(trace, costs, db.host);
     // With --unseen, how the family models did against the ops' own measurements.
@@ -372,7 +378,7 @@ const Registrar registrar{{
         app.add_option("--memory", args->memory, "many ranks: ASTRA-sim remote-memory JSON");
         app.add_option("--threads", args->threads, "predict at N intra-op threads (measured by calibrate --threads N; default: the recording's)");
         app.add_flag("--unseen", args->unseen,
-                     "predict as if this trace's op signatures had never been measured (family models only), and report their per-op error");
+                     "predict as if this trace's op signatures (at its recorded batch and at --batch-scale) had never been measured (family models only), and report their per-op error");
         app.add_option("--ranks", args->ranks, "run one data-parallel rank's trace on N ranks");
         app.add_option("--costs", args->costs, "cost database from mimic calibrate (default costs.db)");
         app.add_option("--json", args->json, "also write the prediction as JSON to FILE ('-': JSON alone on stdout)");
