@@ -30,12 +30,7 @@ CostModel::FamilyFit CostModel::fit_rate(std::vector<std::pair<double, double>> 
     FamilyFit fit;
     fit.points = flops_time.size();
     if (flops_time.empty()) return fit;
-    // One point per unit of log2 FLOPs (median FLOPs and median rate of its
-    // calls): one curve from small to large GEMMs.
-    struct Bin {
-        double log_flops, log_time, weight;
-    };
-    std::vector<Bin> bins;
+    // Median rate per unit of log2 FLOPs: one curve from small to large GEMMs.
     std::sort(flops_time.begin(), flops_time.end());
     size_t i = 0;
     while (i < flops_time.size()) {
@@ -46,28 +41,8 @@ CostModel::FamilyFit CostModel::fit_rate(std::vector<std::pair<double, double>> 
             logs.push_back(std::log2(flops_time[i].first));
             ++i;
         }
-        const double log_flops = median(logs);
-        bins.push_back({log_flops, log_flops - std::log2(median(rates)), static_cast<double>(rates.size())});
+        fit.rate.push_back({median(logs), median(rates)});
     }
-    // More FLOPs never take less time on this curve. A bin timed while the
-    // machine was busy can otherwise make a larger GEMM cheaper than a smaller
-    // one (a CI run predicted 3.1 ms of GEMM at batch 2x against 11.9 at 1x).
-    // Adjacent bins that break the order are pooled into one point at their
-    // weighted mean (pool adjacent violators): the fit that stays closest to
-    // the measurements in least squares on log time, and strictly increasing
-    // between the points that remain.
-    std::vector<Bin> pooled;
-    for (const Bin& b : bins) {
-        pooled.push_back(b);
-        while (pooled.size() > 1 && pooled[pooled.size() - 2].log_time >= pooled.back().log_time) {
-            const Bin hi = pooled.back();
-            pooled.pop_back();
-            Bin& lo = pooled.back();
-            const double w = lo.weight + hi.weight;
-            lo = {(lo.log_flops * lo.weight + hi.log_flops * hi.weight) / w, (lo.log_time * lo.weight + hi.log_time * hi.weight) / w, w};
-        }
-    }
-    for (const Bin& b : pooled) fit.rate.push_back({b.log_flops, std::exp2(b.log_flops - b.log_time)});
     fit.fitted = true;
     return fit;
 }

@@ -1,8 +1,7 @@
 // An operator's time on the calibrated machine: its signature's measured
 // time when the cost database has it, else its family's model fitted on the
 // database (GEMM-like ops: the FLOP rate achieved at that many FLOPs,
-// interpolated in log space, on a curve whose time never falls as FLOPs
-// grow; everything else: a fixed cost plus bytes at the
+// interpolated in log space; everything else: a fixed cost plus bytes at the
 // bandwidth that family achieved), else a fallback that says so.
 #pragma once
 

@@ -105,27 +105,6 @@ TEST(Model, MeasuredThenFamilyThenFallback) {
     EXPECT_EQ(CostModel(db, 2).estimate(hit).source, CostSource::Fallback);
 }
 
-TEST(Model, GemmTimeNeverFallsAsFlopsGrow) {
-    CostDb db;
-    // 1 FLOP/ns up to 2^22 FLOPs, then a bin timed while the machine was
-    // busy (2^23 at a quarter of the rate), then 4 FLOP/ns from 2^24 on.
-    for (int k = 18; k <= 22; ++k) db.add(cost("a" + std::to_string(k), "aten::mm", 1 << k, 0, (1 << k) / 1000.0));
-    db.add(cost("slow", "aten::mm", 1 << 23, 0, (1 << 23) / 250.0));
-    for (int k = 24; k <= 27; ++k) db.add(cost("b" + std::to_string(k), "aten::mm", 1 << k, 0, (1 << k) / 4000.0));
-    const CostModel m(db, 1);
-    double last = 0;
-    for (double log_flops = 16; log_flops <= 29; log_flops += 0.125) {
-        const int64_t flops = static_cast<int64_t>(std::exp2(log_flops));
-        const CostEstimate e = m.estimate({"aten::addmm", "unseen", flops, 0});
-        ASSERT_EQ(e.source, CostSource::FamilyModel);
-        EXPECT_GT(e.time_us, last) << "at 2^" << log_flops << " FLOPs";
-        last = e.time_us;
-    }
-    // Far from the busy bin the measured rates stand.
-    EXPECT_NEAR(m.estimate({"aten::addmm", "u1", 1 << 19, 0}).time_us, (1 << 19) / 1000.0, 1e-6);
-    EXPECT_NEAR(m.estimate({"aten::addmm", "u2", 1 << 27, 0}).time_us, (1 << 27) / 4000.0, 1e-6);
-}
-
 TEST(Model, SweepPointsFillInWhatTheTracesLeaveWithoutPoints) {
     CostDb db;
     // The traces measured relu at two sizes (1 us + 1000 B/us); the sweep
