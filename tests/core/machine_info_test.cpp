@@ -142,9 +142,10 @@ TEST(CompareMachines, EachDifferingFieldIsNamed) {
     b.logical_cores = 4;
     b.torch_version = "2.1.0";
     b.env["OPENBLAS_NUM_THREADS"] = "1";
+    b.env["OMP_WAIT_POLICY"] = "PASSIVE";  // how idle OpenMP threads wait moves a step's time too
     const std::vector<MachineDifference> ds = compare_machines(a, b);
     EXPECT_EQ(fields(ds), (std::vector<std::string>{"logical_cores", "blas", "torch_version", "intra_op_threads",
-                                                     "OPENBLAS_NUM_THREADS"}));
+                                                     "OPENBLAS_NUM_THREADS", "OMP_WAIT_POLICY"}));
     EXPECT_EQ(machine_warning(ds[1], "original", "replay"),
               "warning: machines differ: blas openblas (original) vs reference (replay)");
     EXPECT_EQ(machine_warning(ds[4], "original", "replay"),

@@ -26,7 +26,8 @@ META_KEYS = ("meta_schema_version", "workload", "machine", "rank", "world_size",
 
 MACHINE_KEYS = ("hostname", "cpu_model", "logical_cores", "physical_cores", "usable_cores", "blas", "torch_version",
                 "intra_op_threads", "inter_op_threads", "env")
-MACHINE_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_CORETYPE")
+MACHINE_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_CORETYPE",
+              "OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME")
 
 
 class CheckError(Exception):
