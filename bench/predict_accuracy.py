@@ -10,7 +10,8 @@ ET, against the recording's untraced median iteration time (meta.json).
 Prints per-model error, the geometric mean of |error|, the BLAS and threads.
 
   bench/predict_accuracy.py MIMIC [THREADS=1] [OUT_DIR=/tmp/mimic-predict]
-MODELS (environment) picks models, e.g. MODELS="mlp cnn gpt".
+MODELS (environment) picks models, e.g. MODELS="mlp cnn gpt"; REUSE_RECORDINGS=1 keeps the
+recordings OUT_DIR already holds (to compare two builds' models on the same recordings).
 """
 import json
 import os
@@ -33,6 +34,8 @@ def main():
     recs = {}
     for m in MODELS:
         recs[m] = os.path.join(out, f"t{threads}", m)
+        if os.environ.get("REUSE_RECORDINGS") == "1" and os.path.exists(os.path.join(recs[m], "meta.json")):
+            continue
         print(f"recording {m} ({threads} thread{'s' if threads > 1 else ''})", file=sys.stderr, flush=True)
         record(mimic, m, recs[m], ["--force", "--threads", str(threads)], env)
     all_db = os.path.join(out, f"costs_t{threads}.db")
