@@ -52,6 +52,40 @@ PY
     done
     python3 -c "import json,sys; a, b = (json.load(open(f))['breakdown']['compute_by_family_ms']['gemm'] for f in sys.argv[1:]); assert b > a, (a, b)" \
         "$work/u1.json" "$work/u2.json" || fail "--batch-scale 2 predicts no more GEMM time than 1 from the same models"
+    # --what-if: one prediction per value, ranked fastest first; a value that cannot be predicted
+    # (no measurements at 2 threads) is listed with its reason and makes the exit code 1.
+    "$mimic" predict "$work/mlp" --costs "$work/costs.db" --what-if batch-scale=2,0.5,1 --json "$work/w.json" > "$work/w.txt" 2> "$work/w.err" \
+        || fail "--what-if batch-scale: $(cat "$work/w.err")"
+    python3 - "$work/w.json" <<'PY' || fail "--what-if JSON: $(cat "$work/w.json")"
+import json, sys
+w = json.load(open(sys.argv[1]))
+r = w["results"]
+assert w["what_if"] == "batch-scale" and sorted(x["value"] for x in r) == ["0.5", "1", "2"], w
+assert [x["rank"] for x in r] == [1, 2, 3] and [x["iteration_ms"] for x in r] == sorted(x["iteration_ms"] for x in r), r
+one = next(x for x in r if x["value"] == "1")
+assert one["family_model_ops"] == 0 and one["ops"] > 0 and one["breakdown"]["compute_ms"] > 0, one
+PY
+    grep -q "what if batch-scale were each of 3 values" "$work/w.txt" && grep -q "fastest" "$work/w.txt" || fail "--what-if table: $(cat "$work/w.txt")"
+    if "$mimic" predict "$work/mlp" --costs "$work/costs.db" --what-if threads=1,2 > "$work/w2.txt" 2> "$work/w2.err"; then
+        fail "--what-if threads=1,2 without 2-thread measurements exited 0"; fi
+    grep -q "threads = 2: not predicted: .*has no measurements at 2 threads" "$work/w2.txt" || fail "--what-if threads: $(cat "$work/w2.txt")"
+    for bad in "batch=1,2:unknown setting" "threads=1:two values or more" "threads=1,1.5:not a whole number" "batch-scale=1,1:given twice" \
+               "ranks=2,4:need --network and --system"; do
+        if "$mimic" predict "$work/mlp" --costs "$work/costs.db" --what-if "${bad%%:*}" > /dev/null 2> "$work/bad.err"; then
+            fail "--what-if ${bad%%:*} accepted"; fi
+        grep -q "what-if.*${bad#*:}" "$work/bad.err" || fail "--what-if ${bad%%:*}: $(cat "$work/bad.err")"
+    done
+    # ranks: one network file per rank count, {ranks} in its path.
+    mkdir -p "$work/net"
+    for n in 2 4; do
+        printf 'topology: [ Switch ]\nnpus_count: [ %d ]\nbandwidth: [ 1.0 ]\nlatency: [ 50000 ]\n' "$n" > "$work/net/network_${n}ranks.yml"
+    done
+    printf '{"scheduling-policy": "LIFO", "collective-optimization": "localBWAware", "endpoint-delay": 1, "active-chunks-per-dimension": 1, "preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"], "reduce-scatter-implementation": ["direct"], "all-gather-implementation": ["ring"], "all-to-all-implementation": ["direct"], "local-mem-bw": 100}\n' \
+        > "$work/net/system.json"
+    "$mimic" predict "$work/mlp" --costs "$work/costs.db" --network "$work/net/network_{ranks}ranks.yml" --system "$work/net/system.json" \
+        --what-if ranks=2,4 --json "$work/wr.json" > /dev/null 2> "$work/wr.err" || fail "--what-if ranks: $(cat "$work/wr.err")"
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results']; assert sorted(x['value'] for x in r) == ['2', '4'] and all(x['iteration_ms'] > 0 for x in r), r" \
+        "$work/wr.json" || fail "--what-if ranks JSON: $(cat "$work/wr.json")"
     # Calibrated at 2x too (calibrate --batch-scales): every op of the 2x step is a measured signature.
     "$mimic" calibrate "$work/mlp" --out "$work/costs2.db" --quick --batch-scales 2 > /dev/null 2> "$work/cal3.err" \
         || fail "calibrate --batch-scales: $(cat "$work/cal3.err")"

@@ -27,6 +27,7 @@
 #include "io/trace_loader.h"
 #include "model/op_signature.h"
 #include "model/predictor.h"
+#include "predict_what_if.h"
 #include "support/chrome_trace.h"
 #include "support/error.h"
 #include "support/json_file.h"
@@ -50,6 +51,8 @@ struct PredictArgs {
     std::string timeline;
     double batch_scale = 1;
     int top = 10;
+    std::string what_if;  // SETTING=V1,V2,...
+    bool quiet = false;   // the JSON report only (one value of a what-if)
 };
 
 // --batch-scale: the trace rewritten at X times its batch, as `mimic scale`
@@ -211,7 +214,7 @@ int run_ranks(const PredictArgs& args, const model::CostDb& db) {
         jw.key("simulation").raw(sim::format_json(r, 0));
         jw.end_object();
         write_output(args.json, jw.str() + "\n");
-        if (args.json == "-") return r.errors.empty() ? 0 : 1;
+        if (args.json == "-" || args.quiet) return r.errors.empty() ? 0 : 1;
     }
     std::printf("predicted iteration: %s ms over %zu ranks (ops from %s, collectives simulated on %s)\n", fmt(static_cast<double>(last) / 1e6).c_str(),
                 r.ranks.size(), args.costs.c_str(), args.network.c_str());
@@ -322,7 +325,7 @@ int run(const PredictArgs& args) {
         }
         w.end_array().end_object();
         write_output(args.json, w.str() + "\n");
-        if (args.json == "-") return 0;
+        if (args.json == "-" || args.quiet) return 0;
     }
     if (args.batch_scale != 1) std::printf("what if the batch were %gx the recorded one:\n", args.batch_scale);
     std::printf("predicted iteration at %d intra-op thread%s: %s ms (compute %s ms, host overhead %s ms) over %zu ops%s\n", threads,
@@ -364,6 +367,36 @@ int run(const PredictArgs& args) {
     return 0;
 }
 
+// --what-if: the ordinary prediction once per value, each writing its JSON
+// report for the driver to rank.
+int run_what_if_values(const PredictArgs& args) {
+    const WhatIf what_if = parse_what_if(args.what_if);
+    if (!args.profile.empty()) fail({"--what-if", -1, -1, ""}, "goes with CPU predictions (not with --profile)");
+    if (!args.timeline.empty()) fail({"--what-if", -1, -1, ""}, "writes no --timeline: predict one value to see its timeline");
+    if ((what_if.setting == "batch-scale" && args.batch_scale != 1) || (what_if.setting == "threads" && args.threads > 0) ||
+        (what_if.setting == "ranks" && args.ranks > 0))
+        fail({"--what-if", -1, -1, what_if.setting}, "--" + what_if.setting + " is given too: give the values in --what-if alone");
+    if (what_if.setting == "ranks" && (args.network.empty() || args.system.empty()))
+        fail({"--what-if", -1, -1, "ranks"}, "many ranks need --network and --system");
+    return run_what_if(what_if, [&](const std::string& value, const std::string& json_path) {
+        PredictArgs one = args;
+        one.what_if.clear();
+        one.json = json_path;
+        one.quiet = true;
+        if (what_if.setting == "batch-scale") one.batch_scale = std::stod(value);
+        if (what_if.setting == "threads") one.threads = std::stoi(value);
+        if (what_if.setting == "ranks") {
+            one.ranks = std::stoi(value);
+            // A network describes a number of NPUs: one file per rank count,
+            // named with {ranks} (calibrate --collectives writes network_<N>ranks.yml).
+            for (std::string* path : {&one.network, &one.system, &one.memory})
+                for (size_t at = path->find("{ranks}"); at != std::string::npos; at = path->find("{ranks}"))
+                    path->replace(at, 7, value);
+        }
+        if (run(one) != 0) fail({args.trace, -1, -1, ""}, "the prediction did not finish (its messages are above)");
+    }, args.json);
+}
+
 const Registrar registrar{{
     "predict",
     "Predict an iteration's time from its trace alone, with costs measured by calibrate",
@@ -390,7 +423,11 @@ const Registrar registrar{{
         app.add_option("--timeline", args->timeline,
                        "write the predicted iteration as a Chrome/Perfetto trace (one process per rank); opens beside "
                        "the original's (mimic timeline) and the replay's (mimic replay --timeline)");
-        return [args] { return run(*args); };
+        app.add_option("--what-if", args->what_if,
+                       "predict at several values of one setting and rank them: batch-scale=0.5,1,2, threads=1,2 or "
+                       "(with --network and --system) ranks=2,4, where {ranks} in their paths takes each value "
+                       "(--network net/network_{ranks}ranks.yml, as calibrate --collectives names them)");
+        return [args] { return args->what_if.empty() ? run(*args) : run_what_if_values(*args); };
     },
 }};
 
