@@ -214,6 +214,9 @@ int run_ranks(const PredictArgs& args, const model::CostDb& db) {
         jw.key("simulation").raw(sim::format_json(r, 0));
         jw.end_object();
         write_output(args.json, jw.str() + "\n");
+        // One value of a what-if prints no table: its warnings go to stderr instead.
+        if (args.quiet)
+            for (const auto& warning : r.warnings) std::fprintf(stderr, "mimic predict: warning: %s\n", warning.c_str());
         if (args.json == "-" || args.quiet) return r.errors.empty() ? 0 : 1;
     }
     std::printf("predicted iteration: %s ms over %zu ranks (ops from %s, collectives simulated on %s)\n", fmt(static_cast<double>(last) / 1e6).c_str(),
