@@ -147,9 +147,13 @@ CostEstimate CostModel::from_fit(const FamilyFit& fit, bool rate, const OpFacts&
 CostEstimate CostModel::estimate(const OpFacts& op) const {
     if (!unseen_.count(op.signature))
         if (const OpCost* c = db_.find(op.signature, threads_)) return {c->time_us, CostSource::Measured};
-    const OpFamily family = family_of(op.name);
+    // A copy or conversion that moved nothing (to() of the dtype it has,
+    // contiguous() of a contiguous tensor) costs its call, as a view does,
+    // whatever its name's model says of the calls that did copy.
+    const bool did_nothing = op.moves_nothing && family_of(op.name) != OpFamily::View;
+    const OpFamily family = did_nothing ? OpFamily::View : family_of(op.name);
     const bool rate = rate_family(family) && op.flops > 0;
-    if (auto n = names_.find(op.name); n != names_.end() && n->second.fitted && (!rate || !n->second.rate.empty()) &&
+    if (auto n = names_.find(op.name); !did_nothing && n != names_.end() && n->second.fitted && (!rate || !n->second.rate.empty()) &&
                                        (rate || !rate_family(family)))
         return from_fit(n->second, rate, op);
     const FamilyFit& fit = families_[static_cast<size_t>(family)];

@@ -1,5 +1,8 @@
 #include "model/op_signature.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "io/chakra/chakra_flops.h"
 #include "io/chakra/chakra_values.h"
 
@@ -78,8 +81,31 @@ OpFacts op_facts(const Trace& trace, const Node& node) {
     f.name = std::string(trace.name(node));
     f.signature = op_signature(trace, node);
     f.flops = op_flops(trace, node);
-    f.output_bytes = tensor_bytes(trace, node.outputs);
-    f.bytes = tensor_bytes(trace, node.inputs) + f.output_bytes;
+    // An output on an input's storage is that input, not new memory: an
+    // in-place op writes it (its bytes count once more), a view or a
+    // conversion that had nothing to do (contiguous of a contiguous tensor,
+    // to() of the dtype it has) moves nothing at all. Traces without storage
+    // ids (0) count every output as new.
+    std::vector<uint64_t> input_storages;
+    for_each_tensor(trace, node.inputs, [&](const TensorMeta& t) {
+        if (t.storage_id) input_storages.push_back(t.storage_id);
+    });
+    const bool in_place = !f.name.empty() && f.name.back() == '_';
+    uint64_t written_in_place = 0;
+    bool every_output_aliases = node.outputs.count > 0;
+    bool any_output = false;
+    for_each_tensor(trace, node.outputs, [&](const TensorMeta& t) {
+        any_output = true;
+        const uint64_t b = t.numel * t.itemsize;
+        if (t.storage_id && std::find(input_storages.begin(), input_storages.end(), t.storage_id) != input_storages.end()) {
+            if (in_place) written_in_place += b;
+            return;
+        }
+        every_output_aliases = false;
+        f.output_bytes += b;
+    });
+    f.moves_nothing = !in_place && any_output && every_output_aliases;
+    f.bytes = f.moves_nothing ? 0 : tensor_bytes(trace, node.inputs) + f.output_bytes + written_in_place;
     return f;
 }
 

@@ -19,6 +19,9 @@ struct OpFacts {
     int64_t flops = -1;   // -1: no FLOP formula for this op
     uint64_t bytes = 0;   // tensor bytes read and written (inputs + outputs)
     uint64_t output_bytes = 0;
+    // Every output is one of the inputs and the op is not in-place: a view,
+    // or a conversion with nothing to do (to() of the dtype it has).
+    bool moves_nothing = false;
 };
 OpFacts op_facts(const Trace& trace, const Node& node);
 

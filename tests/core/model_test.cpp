@@ -105,6 +105,41 @@ TEST(Model, MeasuredThenFamilyThenFallback) {
     EXPECT_EQ(CostModel(db, 2).estimate(hit).source, CostSource::Fallback);
 }
 
+// Outputs on an input's storage: to() of the dtype the tensor has returns it
+// (moves nothing), add_ writes it (its bytes once more, no new memory), clone
+// writes new memory.
+TEST(Model, OutputsOnAnInputsStorageAreNotNewMemory) {
+    const char* et = R"ET({"schema": "1.0.1", "pid": 1, "time": "2026-11-26 00:00:00", "nodes": [
+{"name": "[pytorch|profiler|execution_graph|process]", "id": 1, "rf_id": 0, "parent": 1, "fw_parent": 0, "seq_id": -1, "scope": 7, "tid": 1, "fw_tid": 0, "op_schema": "", "inputs": [], "input_shapes": [], "input_types": [], "outputs": [], "output_shapes": [], "output_types": []},
+{"name": "aten::to", "id": 2, "rf_id": 1, "parent": 1, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", "inputs": [[10, 20, 0, 262144, 4, "cpu"], 6, false, false, "<None>"], "input_shapes": [[512, 512], [], [], [], []], "input_types": ["Tensor(float)", "Int", "Bool", "Bool", "None"], "outputs": [[10, 20, 0, 262144, 4, "cpu"]], "output_shapes": [[512, 512]], "output_types": ["Tensor(float)"]},
+{"name": "aten::add_", "id": 3, "rf_id": 2, "parent": 1, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", "inputs": [[10, 20, 0, 262144, 4, "cpu"], [11, 21, 0, 262144, 4, "cpu"], 1], "input_shapes": [[512, 512], [512, 512], []], "input_types": ["Tensor(float)", "Tensor(float)", "Int"], "outputs": [[10, 20, 0, 262144, 4, "cpu"]], "output_shapes": [[512, 512]], "output_types": ["Tensor(float)"]},
+{"name": "aten::clone", "id": 4, "rf_id": 3, "parent": 1, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", "inputs": [[10, 20, 0, 262144, 4, "cpu"], "<None>"], "input_shapes": [[512, 512], []], "input_types": ["Tensor(float)", "None"], "outputs": [[12, 22, 0, 262144, 4, "cpu"]], "output_shapes": [[512, 512]], "output_types": ["Tensor(float)"]}
+]})ET";
+    const Trace t = load_trace(testing::scratch_file("model_aliases", "et.json", et));
+    auto facts = [&](uint64_t id) { return op_facts(t, t.nodes[t.find(NodeId{id}).value]); };
+    constexpr uint64_t kMiB = 262144 * 4;
+    const OpFacts to = facts(2), add = facts(3), clone = facts(4);
+    EXPECT_TRUE(to.moves_nothing);
+    EXPECT_EQ(to.bytes, 0u);
+    EXPECT_EQ(to.output_bytes, 0u);
+    EXPECT_FALSE(add.moves_nothing);
+    EXPECT_EQ(add.output_bytes, 0u);
+    EXPECT_EQ(add.bytes, 3 * kMiB);  // two read, one written
+    EXPECT_FALSE(clone.moves_nothing);
+    EXPECT_EQ(clone.output_bytes, kMiB);
+    EXPECT_EQ(clone.bytes, 2 * kMiB);
+
+    // Unmeasured, the to() that moved nothing costs a call (the view's model),
+    // not what to()'s own points say of conversions that copied.
+    CostDb db;
+    for (int k = 0; k < 4; ++k) db.add(cost("v" + std::to_string(k), "aten::view", -1, 0, 0.5));
+    db.add(cost("c1", "aten::to", -1, 1u << 20, 200.0));
+    db.add(cost("c2", "aten::to", -1, 4u << 20, 800.0));
+    const CostModel m(db, 1);
+    EXPECT_LT(m.estimate(to).time_us, 1.0);
+    EXPECT_GT(m.estimate(clone).time_us, 10.0);  // a copy of 1 MiB in and out: the copy family's model
+}
+
 TEST(Model, SweepPointsFillInWhatTheTracesLeaveWithoutPoints) {
     CostDb db;
     // The traces measured relu at two sizes (1 us + 1000 B/us); the sweep
