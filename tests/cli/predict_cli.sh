@@ -116,6 +116,12 @@ if [ -f "$traces/pytorch/resnet_kineto.json.gz" ]; then
     echo '{"name": "bad"}' > "$work/bad.json"
     out=$("$mimic" predict "$traces/pytorch/resnet_et.json.gz" --profile "$traces/pytorch/resnet_kineto.json.gz" --device "$work/bad.json" 2>&1); rc=$?
     [ $rc = 1 ] && echo "$out" | grep -q "bad.json" && echo "$out" | grep -q "match" || fail "bad device spec: $rc $out"
+    # Which GPU: every device ranked by its estimated kernel time, newer ones first.
+    "$mimic" predict "$traces/pytorch/resnet_et.json.gz" --profile "$traces/pytorch/resnet_kineto.json.gz" \
+        --what-if device=rtx2080ti,h100_sxm,a100_40gb --json "$work/wd.json" > "$work/wd.txt" 2> /dev/null || fail "--what-if device"
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results']; assert [x['value'] for x in r] == ['h100_sxm', 'a100_40gb', 'rtx2080ti'] and all(x['estimated_kernel_ms'] > 0 for x in r), r" \
+        "$work/wd.json" || fail "--what-if device JSON: $(cat "$work/wd.json")"
+    grep -q "ESTIMATED" "$work/wd.txt" || fail "--what-if device text: $(cat "$work/wd.txt")"
 fi
 out=$("$mimic" predict "$traces/pytorch/linear_et.json.gz" --costs "$work/none.db" 2>&1); rc=$?
 [ $rc = 1 ] && echo "$out" | grep -q "none.db" || fail "missing cost database: $rc $out"

@@ -132,7 +132,7 @@ int run_gpu(const PredictArgs& args, Trace& trace) {
                 .field("estimated_ms", x.estimated_us / 1000).field("geomean_abs_error_pct", x.geomean_abs_error_pct).end_object();
         w.end_object().end_object();
         write_output(args.json, w.str() + "\n");
-        if (args.json == "-") return 0;
+        if (args.json == "-" || args.quiet) return 0;
     }
     std::printf("GPU kernel time ESTIMATED for %s from nominal peaks (data/devices), not measured: %s ms over %zu ops, %zu kernels\n",
                 e.device.c_str(), fmt(e.estimated_us / 1000).c_str(), e.ops, e.kernels);
@@ -374,7 +374,10 @@ int run(const PredictArgs& args) {
 // report for the driver to rank.
 int run_what_if_values(const PredictArgs& args) {
     const WhatIf what_if = parse_what_if(args.what_if);
-    if (!args.profile.empty()) fail({"--what-if", -1, -1, ""}, "goes with CPU predictions (not with --profile)");
+    if (what_if.setting == "device" && args.profile.empty())
+        fail({"--what-if", -1, -1, "device"}, "estimates a GPU trace's kernels: give its --profile");
+    if (what_if.setting != "device" && !args.profile.empty())
+        fail({"--what-if", -1, -1, what_if.setting}, "goes with CPU predictions (with --profile, only device)");
     if (!args.timeline.empty()) fail({"--what-if", -1, -1, ""}, "writes no --timeline: predict one value to see its timeline");
     if ((what_if.setting == "batch-scale" && args.batch_scale != 1) || (what_if.setting == "threads" && args.threads > 0) ||
         (what_if.setting == "ranks" && args.ranks > 0))
@@ -388,6 +391,7 @@ int run_what_if_values(const PredictArgs& args) {
         one.quiet = true;
         if (what_if.setting == "batch-scale") one.batch_scale = std::stod(value);
         if (what_if.setting == "threads") one.threads = std::stoi(value);
+        if (what_if.setting == "device") one.device = value;
         if (what_if.setting == "ranks") {
             one.ranks = std::stoi(value);
             // A network describes a number of NPUs: one file per rank count,
@@ -427,9 +431,10 @@ const Registrar registrar{{
                        "write the predicted iteration as a Chrome/Perfetto trace (one process per rank); opens beside "
                        "the original's (mimic timeline) and the replay's (mimic replay --timeline)");
         app.add_option("--what-if", args->what_if,
-                       "predict at several values of one setting and rank them: batch-scale=0.5,1,2, threads=1,2 or "
+                       "predict at several values of one setting and rank them: batch-scale=0.5,1,2, threads=1,2, "
                        "(with --network and --system) ranks=2,4, where {ranks} in their paths takes each value "
-                       "(--network net/network_{ranks}ranks.yml, as calibrate --collectives names them)");
+                       "(--network net/network_{ranks}ranks.yml, as calibrate --collectives names them), or (with "
+                       "--profile) device=a100_40gb,h100_sxm,h200_sxm");
         return [args] { return args->what_if.empty() ? run(*args) : run_what_if_values(*args); };
     },
 }};

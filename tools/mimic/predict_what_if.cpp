@@ -27,7 +27,8 @@ struct Row {
     std::string value;
     bool ok = false;
     std::string error;
-    double iteration_ms = 0;
+    double iteration_ms = 0;  // or, for a GPU estimate, its kernel time (metric says which)
+    std::string metric = "iteration_ms";
     std::vector<std::pair<std::string, double>> breakdown;
     int64_t family_model_ops = -1;  // -1: the report does not say
     int64_t ops = -1;
@@ -52,8 +53,10 @@ Row read_row(const std::string& value, const std::string& json_path) {
     simdjson::padded_string text;
     const simdjson::dom::object report = parse_json_object_file(json_path, parser, text);
     simdjson::dom::element e;
-    if (report["iteration_ms"].get(e)) fail({json_path, -1, -1, "iteration_ms"}, "missing from the prediction");
-    row.iteration_ms = json_number(e, json_path, "iteration_ms");
+    // A GPU trace's estimate has no iteration, only its kernels' time.
+    if (report["iteration_ms"].get(e) && !report["estimated_kernel_ms"].get(e)) row.metric = "estimated_kernel_ms";
+    if (report[row.metric].get(e)) fail({json_path, -1, -1, "iteration_ms"}, "missing from the prediction");
+    row.iteration_ms = json_number(e, json_path, row.metric);
     simdjson::dom::object breakdown;
     if (!report["breakdown"].get_object().get(breakdown))
         for (const char* key : kColumns)
@@ -79,17 +82,21 @@ std::string fmt(double v, int digits = 3) {
 WhatIf parse_what_if(const std::string& text) {
     const size_t eq = text.find('=');
     if (eq == std::string::npos || eq == 0)
-        fail({"--what-if", -1, -1, ""}, "'" + text + "': expected SETTING=V1,V2,... (settings: batch-scale, threads, ranks)");
+        fail({"--what-if", -1, -1, ""}, "'" + text + "': expected SETTING=V1,V2,... (settings: batch-scale, threads, ranks, device)");
     WhatIf w;
     w.setting = text.substr(0, eq);
-    if (w.setting != "batch-scale" && !integral_setting(w.setting))
-        fail({"--what-if", -1, -1, w.setting}, "unknown setting (settings: batch-scale, threads, ranks)");
+    if (w.setting != "batch-scale" && w.setting != "device" && !integral_setting(w.setting))
+        fail({"--what-if", -1, -1, w.setting}, "unknown setting (settings: batch-scale, threads, ranks, device)");
     std::set<std::string> seen;
     size_t from = eq + 1;
     while (true) {
         const size_t comma = text.find(',', from);
         const std::string v = text.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
-        check_value(w.setting, v);
+        if (w.setting == "device") {
+            if (v.empty()) fail({"--what-if", -1, -1, w.setting}, "an empty device name");
+        } else {
+            check_value(w.setting, v);
+        }
         if (!seen.insert(v).second) fail({"--what-if", -1, -1, w.setting}, "'" + v + "' is given twice");
         w.values.push_back(v);
         if (comma == std::string::npos) break;
@@ -141,7 +148,7 @@ int run_what_if(const WhatIf& what_if, const PredictOneValue& predict, const std
         for (const Row& r : rows) {
             w.begin_object().field("value", r.value);
             if (r.ok) {
-                w.field("rank", ++rank).field("iteration_ms", r.iteration_ms).field("vs_fastest_pct", 100.0 * (r.iteration_ms / fastest - 1));
+                w.field("rank", ++rank).field(r.metric, r.iteration_ms).field("vs_fastest_pct", 100.0 * (r.iteration_ms / fastest - 1));
                 w.key("breakdown").begin_object();
                 for (const auto& [k, v] : r.breakdown) w.field(k, v);
                 w.end_object();
@@ -158,7 +165,8 @@ int run_what_if(const WhatIf& what_if, const PredictOneValue& predict, const std
 
     using analysis::TextTable;
     const auto R = TextTable::Align::Right;
-    std::vector<std::string> headers = {"rank", what_if.setting, "iteration_ms", "vs_fastest"};
+    const std::string metric = rows.front().ok ? rows.front().metric : "iteration_ms";
+    std::vector<std::string> headers = {"rank", what_if.setting, metric, "vs_fastest"};
     std::vector<TextTable::Align> aligns = {R, R, R, R};
     for (const auto& c : columns) {
         headers.push_back(c);
@@ -181,7 +189,8 @@ int run_what_if(const WhatIf& what_if, const PredictOneValue& predict, const std
         if (any_modelled) cells.push_back(r.ops >= 0 ? std::to_string(r.family_model_ops) + " of " + std::to_string(r.ops) : "");
         table.add_row(cells);
     }
-    std::printf("what if %s were each of %zu values: predicted iteration, fastest first\n", what_if.setting.c_str(), what_if.values.size());
+    std::printf("what if %s were each of %zu values: %s, fastest first\n", what_if.setting.c_str(), what_if.values.size(),
+                metric == "iteration_ms" ? "predicted iteration" : "GPU kernel time ESTIMATED from nominal peaks (data/devices), not measured");
     std::printf("%s", table.render().c_str());
     for (const Row& r : rows)
         if (!r.ok) std::printf("  %s = %s: not predicted: %s\n", what_if.setting.c_str(), r.value.c_str(), r.error.c_str());

@@ -12,8 +12,8 @@
 namespace mimic::cli {
 
 struct WhatIf {
-    std::string setting;              // "batch-scale", "threads" or "ranks"
-    std::vector<std::string> values;  // as given, each checked to be a number of the setting's kind
+    std::string setting;              // "batch-scale", "threads", "ranks" or "device"
+    std::vector<std::string> values;  // as given; numbers checked to be of the setting's kind
 };
 
 // Parses "SETTING=V1,V2,..."; throws mimic::Error naming --what-if and the
