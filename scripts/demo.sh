@@ -27,6 +27,8 @@ step "3. the MLP trained with DDP on 2 ranks over Gloo, converted to Chakra and 
 step "4. predict the step from its trace alone (costs measured on this machine)"
 "$mimic" calibrate "$out/recording" --out "$out/costs.db" --quick --no-sweeps 2> /dev/null | tail -1
 "$mimic" predict "$out/recording" --costs "$out/costs.db" --json "$out/predict.json" --timeline "$out/predict_timeline.json" | head -3
+echo "what if the batch were half, the same, twice as large:"
+"$mimic" predict "$out/recording" --costs "$out/costs.db" --what-if batch-scale=0.5,1,2 2> /dev/null | sed -n 2,6p
 
 step "5. HTML reports (self-contained, open offline in any browser)"
 "$mimic" report "$out/recording" --replay "$out/replay.json" --predict "$out/predict.json" -o "$out/report.html"
@@ -38,6 +40,7 @@ Next:
   $mimic analyze $out/recording                 # what the step is made of
   $mimic replay $out/recording --op-times ops.json   # every op's time, replay against original
   $mimic timeline $out/recording --out original_timeline.json  # the original; open beside $out/replay_timeline.json in ui.perfetto.dev
+  $mimic predict $out/recording --costs $out/costs.db --what-if batch-scale=0.5,1,2,4   # ranked what-ifs
   $mimic record --script my_step.py:step --out rec/  # record your own training step
   $mimic simulate PREFIX --network net.yml --system sys.json   # an ASTRA-sim workload, same numbers, far faster
 EOT
