@@ -59,4 +59,6 @@ std::string ms_from_us(double us) { return fmt::format("{:.3f}", us / 1000.0); }
 
 std::string percent(double share) { return fmt::format("{:.1f}%", share * 100.0); }
 
+std::string fixed(double v, int digits) { return fmt::format("{:.{}f}", v, digits); }
+
 }  // namespace mimic::analysis

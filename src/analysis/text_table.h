@@ -29,5 +29,7 @@ std::string human_bytes(double bytes);
 std::string ms_from_us(double us);
 // "93.2%"
 std::string percent(double share);
+// v with `digits` decimals: "12.345".
+std::string fixed(double v, int digits = 3);
 
 }  // namespace mimic::analysis

@@ -5,16 +5,12 @@
 #include <cstdio>
 
 #include "compose/fleet_kmeans.h"
+#include "analysis/text_table.h"
 #include "support/error.h"
 
 namespace mimic::fleet {
 namespace {
 
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
 
 BreakdownError breakdown_error(const std::vector<Signature>& sigs, const std::vector<Cluster>& clusters,
                                std::array<double, kBuckets> Signature::*amounts) {
@@ -65,12 +61,12 @@ FleetClustering cluster_fleet(const std::vector<Signature>& signatures, const Cl
         }
         if (best_s >= options.min_silhouette) {
             chosen = std::move(best_run);
-            out.reason = "k=" + std::to_string(best_k) + ": highest silhouette (" + fixed(best_s, 3) + ") of k=2.." + std::to_string(max_k);
+            out.reason = "k=" + std::to_string(best_k) + ": highest silhouette (" + analysis::fixed(best_s, 3) + ") of k=2.." + std::to_string(max_k);
             // The best k at the cap may be the cap's choice, not the data's.
             if (best_k == max_k && max_k < distinct) out.reason += " (the cap: the fleet may have more kinds; raise --max-k to try more)";
         } else {
-            out.reason = "k=1: no k in 2.." + std::to_string(max_k) + " reaches silhouette " + fixed(options.min_silhouette, 2) +
-                         " (best " + fixed(best_s, 3) + " at k=" + std::to_string(best_k) + "): no cluster structure";
+            out.reason = "k=1: no k in 2.." + std::to_string(max_k) + " reaches silhouette " + analysis::fixed(options.min_silhouette, 2) +
+                         " (best " + analysis::fixed(best_s, 3) + " at k=" + std::to_string(best_k) + "): no cluster structure";
             best_k = 1;
         }
     } else {

@@ -16,11 +16,6 @@ namespace {
 
 constexpr size_t kUnreadableShown = 20;
 
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
 
 void write_pct(JsonWriter& w, const char* key, const std::array<double, kBuckets>& share) {
     w.key(key).begin_object();
@@ -48,7 +43,7 @@ std::string top_shares(const std::array<double, kBuckets>& share, size_t count) 
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return share[a] > share[b]; });
     std::string out;
     for (size_t i = 0; i < count && share[order[i]] > 0.0005; ++i)
-        out += (out.empty() ? "" : ", ") + std::string(bucket_name(order[i])) + " " + fixed(100 * share[order[i]], 0) + "%";
+        out += (out.empty() ? "" : ", ") + std::string(bucket_name(order[i])) + " " + analysis::fixed(100 * share[order[i]], 0) + "%";
     return out.empty() ? "-" : out;
 }
 
@@ -157,7 +152,7 @@ std::string fleet_table(const FleetResult& r) {
     for (size_t k = 0; k < c.clusters.size(); ++k) {
         const Cluster& cl = c.clusters[k];
         const FleetItem& rep = r.items[r.readable[cl.representative]];
-        t.add_row({std::to_string(k), fixed(100 * cl.weight, 1) + "%", std::to_string(cl.members.size()), rep.path,
+        t.add_row({std::to_string(k), analysis::fixed(100 * cl.weight, 1) + "%", std::to_string(cl.members.size()), rep.path,
                    top_shares(shares(rep.signature.time_us), 3)});
     }
     out += t.render() + "\n";
@@ -165,13 +160,13 @@ std::string fleet_table(const FleetResult& r) {
     TextTable b({"family", "fleet time", "represented", "error (pp)"}, {L, R, R, R});
     for (size_t f = 0; f < kBuckets; ++f) {
         if (c.time.fleet[f] < 0.0005 && c.time.represented[f] < 0.0005) continue;
-        b.add_row({bucket_name(f), fixed(100 * c.time.fleet[f], 1) + "%", fixed(100 * c.time.represented[f], 1) + "%",
-                   fixed(100 * std::fabs(c.time.fleet[f] - c.time.represented[f]), 2)});
+        b.add_row({bucket_name(f), analysis::fixed(100 * c.time.fleet[f], 1) + "%", analysis::fixed(100 * c.time.represented[f], 1) + "%",
+                   analysis::fixed(100 * std::fabs(c.time.fleet[f] - c.time.represented[f]), 2)});
     }
     out += b.render();
-    out += "breakdown error (percentage points): time max " + fixed(c.time.max_pp, 2) + ", L1 " + fixed(c.time.l1_pp, 2) + "; bytes max " +
-           fixed(c.bytes.max_pp, 2) + ", L1 " + fixed(c.bytes.l1_pp, 2) + "; FLOPs max " + fixed(c.flops.max_pp, 2) + ", L1 " +
-           fixed(c.flops.l1_pp, 2) + "\n";
+    out += "breakdown error (percentage points): time max " + analysis::fixed(c.time.max_pp, 2) + ", L1 " + analysis::fixed(c.time.l1_pp, 2) + "; bytes max " +
+           analysis::fixed(c.bytes.max_pp, 2) + ", L1 " + analysis::fixed(c.bytes.l1_pp, 2) + "; FLOPs max " + analysis::fixed(c.flops.max_pp, 2) + ", L1 " +
+           analysis::fixed(c.flops.l1_pp, 2) + "\n";
 
     size_t shown = 0, unreadable = r.items.size() - r.readable.size();
     if (unreadable > 0) out += "\nunreadable, skipped:\n";

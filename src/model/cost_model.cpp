@@ -150,8 +150,9 @@ CostEstimate CostModel::estimate(const OpFacts& op) const {
     // A copy or conversion that moved nothing (to() of the dtype it has,
     // contiguous() of a contiguous tensor) costs its call, as a view does,
     // whatever its name's model says of the calls that did copy.
-    const bool did_nothing = op.moves_nothing && family_of(op.name) != OpFamily::View;
-    const OpFamily family = did_nothing ? OpFamily::View : family_of(op.name);
+    const OpFamily named = family_of(op.name);
+    const bool did_nothing = op.moves_nothing && named != OpFamily::View;
+    const OpFamily family = did_nothing ? OpFamily::View : named;
     const bool rate = rate_family(family) && op.flops > 0;
     if (auto n = names_.find(op.name); !did_nothing && n != names_.end() && n->second.fitted && (!rate || !n->second.rate.empty()) &&
                                        (rate || !rate_family(family)))

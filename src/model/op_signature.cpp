@@ -92,7 +92,7 @@ OpFacts op_facts(const Trace& trace, const Node& node) {
     });
     const bool in_place = !f.name.empty() && f.name.back() == '_';
     uint64_t written_in_place = 0;
-    bool every_output_aliases = node.outputs.count > 0;
+    bool every_output_aliases = true;
     bool any_output = false;
     for_each_tensor(trace, node.outputs, [&](const TensorMeta& t) {
         any_output = true;

@@ -87,11 +87,6 @@ std::string prediction_timeline(const model::Prediction& p, int64_t rank) {
     return t.finish();
 }
 
-std::string fmt(double v, int digits = 3) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
 
 std::string devices_dir() { return std::string(MIMIC_SOURCE_DIR) + "/data/devices"; }
 
@@ -135,16 +130,16 @@ int run_gpu(const PredictArgs& args, Trace& trace) {
         if (args.json == "-" || args.quiet) return 0;
     }
     std::printf("GPU kernel time ESTIMATED for %s from nominal peaks (data/devices), not measured: %s ms over %zu ops, %zu kernels\n",
-                e.device.c_str(), fmt(e.estimated_us / 1000).c_str(), e.ops, e.kernels);
+                e.device.c_str(), analysis::fixed(e.estimated_us / 1000).c_str(), e.ops, e.kernels);
     if (!recorded_on.empty())
-        std::printf("recorded on %s: %s ms of kernels\n", recorded_on[0].c_str(), fmt(e.recorded_us / 1000).c_str());
+        std::printf("recorded on %s: %s ms of kernels\n", recorded_on[0].c_str(), analysis::fixed(e.recorded_us / 1000).c_str());
     using analysis::TextTable;
     const auto R = TextTable::Align::Right;
     TextTable t({"family", "ops", "kernels", "recorded_ms", "estimated_ms", "total_error", "per_op_geomean_error"},
                 {TextTable::Align::Left, R, R, R, R, R, R});
     for (const auto& [f, x] : e.by_family)
-        t.add_row({model::family_name(f), std::to_string(x.ops), std::to_string(x.kernels), fmt(x.recorded_us / 1000), fmt(x.estimated_us / 1000),
-                   x.recorded_us > 0 ? fmt(100 * (x.estimated_us / x.recorded_us - 1), 1) + "%" : "", fmt(x.geomean_abs_error_pct, 1) + "%"});
+        t.add_row({model::family_name(f), std::to_string(x.ops), std::to_string(x.kernels), analysis::fixed(x.recorded_us / 1000), analysis::fixed(x.estimated_us / 1000),
+                   x.recorded_us > 0 ? analysis::fixed(100 * (x.estimated_us / x.recorded_us - 1), 1) + "%" : "", analysis::fixed(x.geomean_abs_error_pct, 1) + "%"});
     std::printf("%s", t.render().c_str());
     return 0;
 }
@@ -219,7 +214,7 @@ int run_ranks(const PredictArgs& args, const model::CostDb& db) {
             for (const auto& warning : r.warnings) std::fprintf(stderr, "mimic predict: warning: %s\n", warning.c_str());
         if (args.json == "-" || args.quiet) return r.errors.empty() ? 0 : 1;
     }
-    std::printf("predicted iteration: %s ms over %zu ranks (ops from %s, collectives simulated on %s)\n", fmt(static_cast<double>(last) / 1e6).c_str(),
+    std::printf("predicted iteration: %s ms over %zu ranks (ops from %s, collectives simulated on %s)\n", analysis::fixed(static_cast<double>(last) / 1e6).c_str(),
                 r.ranks.size(), args.costs.c_str(), args.network.c_str());
     std::printf("%s", sim::format_table(r).c_str());
     return r.errors.empty() ? 0 : 1;
@@ -332,13 +327,13 @@ int run(const PredictArgs& args) {
     }
     if (args.batch_scale != 1) std::printf("what if the batch were %gx the recorded one:\n", args.batch_scale);
     std::printf("predicted iteration at %d intra-op thread%s: %s ms (compute %s ms, host overhead %s ms) over %zu ops%s\n", threads,
-                threads == 1 ? "" : "s", fmt(iteration_ms).c_str(),
-                fmt(p.compute_us / 1000).c_str(), fmt(p.host_us / 1000).c_str(), p.ops.size(),
+                threads == 1 ? "" : "s", analysis::fixed(iteration_ms).c_str(),
+                analysis::fixed(p.compute_us / 1000).c_str(), analysis::fixed(p.host_us / 1000).c_str(), p.ops.size(),
                 p.iteration.empty() ? "" : (" of " + p.iteration).c_str());
     if (untraced_ms > 0)
-        std::printf("original, untraced (meta.json): %s ms, prediction %+.1f%%\n", fmt(untraced_ms).c_str(),
+        std::printf("original, untraced (meta.json): %s ms, prediction %+.1f%%\n", analysis::fixed(untraced_ms).c_str(),
                     100.0 * (iteration_ms - untraced_ms) / untraced_ms);
-    if (p.fault_us > 0) std::printf("page faults on fresh outputs: %s ms of the compute\n", fmt(p.fault_us / 1000).c_str());
+    if (p.fault_us > 0) std::printf("page faults on fresh outputs: %s ms of the compute\n", analysis::fixed(p.fault_us / 1000).c_str());
     if (args.unseen) {
         std::printf("as if unseen: each op from its family's model, against its own measurement (geometric mean |error| per op):\n");
         std::vector<double> all;
@@ -357,13 +352,13 @@ int run(const PredictArgs& args) {
     std::vector<std::pair<double, model::OpFamily>> fams;
     for (const auto& [f, us] : p.compute_by_family_us) fams.push_back({us, f});
     std::sort(fams.rbegin(), fams.rend());
-    for (const auto& [us, f] : fams) fam.add_row({model::family_name(f), fmt(us / 1000), analysis::percent(us / std::max(p.iteration_us, 1e-9))});
-    fam.add_row({"host overhead", fmt(p.host_us / 1000), analysis::percent(p.host_us / std::max(p.iteration_us, 1e-9))});
+    for (const auto& [us, f] : fams) fam.add_row({model::family_name(f), analysis::fixed(us / 1000), analysis::percent(us / std::max(p.iteration_us, 1e-9))});
+    fam.add_row({"host overhead", analysis::fixed(p.host_us / 1000), analysis::percent(p.host_us / std::max(p.iteration_us, 1e-9))});
     std::printf("%s", fam.render().c_str());
     TextTable crit({"critical path (top ops)", "node", "op_us", "host_us", "share", "source"}, {TextTable::Align::Left, R, R, R, R, TextTable::Align::Left});
     for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < args.top; ++i) {
         const auto* op = ranked[i];
-        crit.add_row({op->name, std::to_string(op->node_id), fmt(op->op_us, 1), fmt(op->host_us, 1),
+        crit.add_row({op->name, std::to_string(op->node_id), analysis::fixed(op->op_us, 1), analysis::fixed(op->host_us, 1),
                       analysis::percent((op->op_us + op->host_us) / std::max(p.iteration_us, 1e-9)), model::cost_source_name(op->source)});
     }
     std::printf("%s", crit.render().c_str());

@@ -55,7 +55,7 @@ Row read_row(const std::string& value, const std::string& json_path) {
     simdjson::dom::element e;
     // A GPU trace's estimate has no iteration, only its kernels' time.
     if (report["iteration_ms"].get(e) && !report["estimated_kernel_ms"].get(e)) row.metric = "estimated_kernel_ms";
-    if (report[row.metric].get(e)) fail({json_path, -1, -1, "iteration_ms"}, "missing from the prediction");
+    if (report[row.metric].get(e)) fail({json_path, -1, -1, row.metric}, "missing from the prediction");
     row.iteration_ms = json_number(e, json_path, row.metric);
     simdjson::dom::object breakdown;
     if (!report["breakdown"].get_object().get(breakdown))
@@ -71,11 +71,6 @@ Row read_row(const std::string& value, const std::string& json_path) {
     return row;
 }
 
-std::string fmt(double v, int digits = 3) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
 
 }  // namespace
 
@@ -180,11 +175,11 @@ int run_what_if(const WhatIf& what_if, const PredictOneValue& predict, const std
     int rank = 0;
     for (const Row& r : rows) {
         if (!r.ok) continue;
-        std::vector<std::string> cells = {std::to_string(++rank), r.value, fmt(r.iteration_ms),
-                                          rank == 1 ? std::string("fastest") : "+" + fmt(100.0 * (r.iteration_ms / fastest - 1), 1) + "%"};
+        std::vector<std::string> cells = {std::to_string(++rank), r.value, analysis::fixed(r.iteration_ms),
+                                          rank == 1 ? std::string("fastest") : "+" + analysis::fixed(100.0 * (r.iteration_ms / fastest - 1), 1) + "%"};
         for (const auto& c : columns) {
             auto it = std::find_if(r.breakdown.begin(), r.breakdown.end(), [&](const auto& kv) { return kv.first == c; });
-            cells.push_back(it == r.breakdown.end() ? "" : fmt(it->second));
+            cells.push_back(it == r.breakdown.end() ? "" : analysis::fixed(it->second));
         }
         if (any_modelled) cells.push_back(r.ops >= 0 ? std::to_string(r.family_model_ops) + " of " + std::to_string(r.ops) : "");
         table.add_row(cells);
