@@ -93,6 +93,8 @@ std::string report_json(const ReplayReport& r) {
     if (r.gaps.from_untraced)
         w.field("untraced_ms", r.gaps.untraced_us / 1000.0)
             .field("recorded_op_time_ms", r.gaps.op_time_us / 1000.0)
+            .field("untraced_excess_page_faults", r.gaps.fault_excess)
+            .field("page_fault_cost_us", r.gaps.fault_cost_us)
             .field("gap_scale", r.gaps.scale);
     w.field("instrumented", r.gaps.instrumented);
     if (r.gaps.instrumented)
@@ -190,8 +192,20 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                          r.gaps.recorded_total_us / 1000.0, r.gaps.corrected_total_us / 1000.0));
     if (r.gaps.from_untraced)
         line(fmt::format("  host time from the untraced run: {:.3f} ms untraced - {:.3f} ms recorded op time "
-                         "(corrected); recorded gaps x {:.2f}",
-                         r.gaps.untraced_us / 1000.0, r.gaps.op_time_us / 1000.0, r.gaps.scale));
+                         "(corrected){}; recorded gaps x {:.2f}",
+                         r.gaps.untraced_us / 1000.0, r.gaps.op_time_us / 1000.0,
+                         r.gaps.fault_excess > 0
+                             ? fmt::format(" - {:.3f} ms for the {} page faults per iteration the untraced calls took beyond the "
+                                           "profiled one ({:.2f} us each here)",
+                                           r.gaps.fault_excess * r.gaps.fault_cost_us / 1000.0, r.gaps.fault_excess,
+                                           r.gaps.fault_cost_us)
+                         : r.gaps.fault_excess < 0
+                             ? fmt::format(" + {:.3f} ms for the {} page faults the profiled iteration took beyond the untraced "
+                                           "calls ({:.2f} us each here)",
+                                           -r.gaps.fault_excess * r.gaps.fault_cost_us / 1000.0, -r.gaps.fault_excess,
+                                           r.gaps.fault_cost_us)
+                             : std::string(),
+                         r.gaps.scale));
     if (r.original_ms)
         line(fmt::format("  original {:.3f} ms ({}), error {:+.1f}%", *r.original_ms, r.original_source, r.error_pct.value_or(0)));
     else

@@ -21,6 +21,7 @@
 #include "link/link_profile.h"
 #include "replay/dist/collective_check.h"
 #include "replay/timing/fresh_page_allocator.h"
+#include "replay/timing/fault_targets.h"
 #include "replay/timing/fresh_page_fit.h"
 #include "replay/timing/host_gaps.h"
 #include "replay/timing/label_plan.h"
@@ -32,6 +33,7 @@
 #include "support/error.h"
 #include "support/memory_budget.h"
 #include "support/paced_runs.h"
+#include "support/page_fault_cost.h"
 #include "support/phase_progress.h"
 
 namespace mimic::replay {
@@ -242,6 +244,28 @@ SessionResult run_replay_session(const SessionOptions& o) {
     // op_gaps.json: the host gaps of --host-gaps measured, the per-op pass's
     // second reference, and the untraced calls' faults per op. Read once.
     const std::optional<OpGaps> op_gaps = read_op_gaps_beside(input.meta_path);
+    // Fresh pages: what each op faulted on in the original (see
+    // fresh_page_allocator.h and fault_targets.h). Read before the host gaps:
+    // the untraced gap budget takes off the faults the timed iterations are
+    // given beyond those of the profiled durations it starts from.
+    std::optional<OpFaults> op_faults;
+    if (o.page_faults == "recorded") op_faults = read_op_faults_beside(input.meta_path);
+    // Fitting runs iterations, and so collectives: the ranks fit all or none.
+    if (groups && !every_rank_says(*groups, "mimic/fresh_pages", op_faults.has_value())) {
+        if (op_faults)
+            std::fprintf(stderr, "mimic: warning: rank %d: another rank's recording has no op_faults.json; "
+                                 "no rank gets fresh pages\n", o.dist->rank);
+        op_faults.reset();
+    }
+    std::optional<FaultTargets> fault_target;
+    if (op_faults) {
+        std::vector<int64_t> step_nodes;
+        for (const Step& step : replayer.steps())
+            step_nodes.push_back(step.skipped ? -1 : static_cast<int64_t>(trace.nodes[step.node.value].id.value));
+        fault_target = fault_targets(step_nodes, *op_faults, op_gaps ? &*op_gaps : nullptr,
+                                     meta ? meta->untraced_page_faults_per_iter : std::nullopt);
+    }
+
     const bool timed = trace.timing.size() == trace.nodes.size();
     std::string host_gaps_mode = o.host_gaps;
     if (host_gaps_mode == "auto") {
@@ -311,7 +335,12 @@ SessionResult run_replay_session(const SessionOptions& o) {
                                                  : host_gaps(trace, ran, per_event));
         }
         if (host_gaps_mode == "untraced") {
-            const std::string warning = calibrate_to_untraced(gaps, trace, ran, *meta->untraced_median_ms * 1000.0);
+            // The timed iterations get the untraced calls' faults (fault_targets.h); the
+            // profiled durations hold the profiled iteration's. The difference is op time.
+            const int64_t excess = fault_target ? fault_target->untraced_excess() : 0;
+            const double fault_cost = excess != 0 ? measure_page_fault_us() : 0.0;
+            const std::string warning =
+                calibrate_to_untraced(gaps, trace, ran, *meta->untraced_median_ms * 1000.0, excess, fault_cost);
             if (!warning.empty()) std::fprintf(stderr, "mimic: warning: %s\n", warning.c_str());
         }
         // Each gap's own CPU time where the recording measured it, else the
@@ -328,72 +357,24 @@ SessionResult run_replay_session(const SessionOptions& o) {
         }
     }
 
-    // Fresh pages: what each op faulted on in the original (see
-    // fresh_page_allocator.h). The probe counted them in the profiled
-    // iteration, which the per-op pass is compared with; the timed iterations
-    // are compared with the untraced ones, whose fault rate (meta.json) can
-    // differ a lot (dlrm: 2,916 in the profiled iteration, 192 untraced), so
-    // they get the same spread over the ops, scaled to the untraced rate.
-    std::optional<OpFaults> op_faults;
-    if (o.page_faults == "recorded") op_faults = read_op_faults_beside(input.meta_path);
-    // Fitting runs iterations, and so collectives: the ranks fit all or none.
-    if (groups && !every_rank_says(*groups, "mimic/fresh_pages", op_faults.has_value())) {
-        if (op_faults)
-            std::fprintf(stderr, "mimic: warning: rank %d: another rank's recording has no op_faults.json; "
-                                 "no rank gets fresh pages\n", o.dist->rank);
-        op_faults.reset();
-    }
     std::vector<int64_t> fresh_profiled, fresh_untraced;
     std::optional<std::vector<int64_t>> untraced_calls_target;  // set when the untraced op times get a pass of their own
-    if (op_faults) {
+    if (fault_target) {
         keep_heap_pages();
-        // Each step's fault count by its ET node id; -1 (no target) for
-        // skipped steps and ops the file does not name.
-        const auto per_step = [&](auto faults_of_node) {
-            std::vector<int64_t> target(replayer.steps().size(), -1);
-            for (size_t s = 0; s < target.size(); ++s) {
-                const Step& step = replayer.steps()[s];
-                if (!step.skipped) target[s] = faults_of_node(trace.nodes[step.node.value].id.value);
-            }
-            return target;
-        };
-        std::vector<int64_t> target = per_step([&](uint64_t id) {
-            auto it = op_faults->by_node.find(id);
-            return it == op_faults->by_node.end() ? int64_t(-1) : it->second;
-        });
         phase("fitting fresh pages to the recorded faults", 0);
-        fresh_profiled = fit_replayer_fresh_pages(replayer, target);
-        // The ops' faults in the untraced calls where the recorder counted
-        // them (op_gaps.json), else the profiled ones; either spread scaled
-        // to the timed untraced iterations' rate (meta.json), which the
-        // replay's iterations are compared with: the original's fault count
-        // moves from call to call (cnn: 1,549 per timed iteration, 2,371 in
-        // the later calls the probe timed).
-        const std::vector<int64_t> profiled_target = target;
-        if (op_gaps && op_gaps->has_faults())
-            target = per_step([&](uint64_t id) {
-                auto it = op_gaps->by_node.find(id);
-                return it == op_gaps->by_node.end() ? int64_t(-1) : it->second.faults;
-            });
-        // The untraced op times come from those calls, with those faults: a
-        // per-op pass of their own when they differ from the profiled
-        // iteration's (measured: by 55 to 1,837 faults per call, each
+        fresh_profiled = fit_replayer_fresh_pages(replayer, fault_target->profiled);
+        // The untraced op times come from the calls op_gaps.json counted, with
+        // their faults: a per-op pass of their own when they differ from the
+        // profiled iteration's (measured: by 55 to 1,837 faults per call, each
         // ~1.7 us). Every rank runs it if one does (it runs collectives).
-        bool own_pass = target != profiled_target;
+        bool own_pass = fault_target->untraced_calls_differ;
         if (groups) own_pass = !every_rank_says(*groups, "mimic/untraced_op_pass", !own_pass);
-        if (own_pass) untraced_calls_target = target;
-        int64_t spread = 0;
-        for (int64_t t : target) spread += std::max<int64_t>(t, 0);
-        if (meta && meta->untraced_page_faults_per_iter && spread > 0) {
-            const double scale = *meta->untraced_page_faults_per_iter / double(spread);
-            for (int64_t& t : target)
-                if (t >= 0) t = std::llround(double(t) * scale);
-        }
+        if (own_pass) untraced_calls_target = fault_target->untraced_calls;
         // Fitted again even when nothing changed: every iteration runs the
         // collectives, and all ranks must run as many (a rank whose original
         // took no fault skipping this fit left its peers waiting in a
         // collective it never issued).
-        fresh_untraced = fit_replayer_fresh_pages(replayer, target);
+        fresh_untraced = fit_replayer_fresh_pages(replayer, fault_target->untraced);
         replayer.set_fresh_pages(fresh_untraced);
     }
 

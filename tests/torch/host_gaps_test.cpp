@@ -52,6 +52,29 @@ TEST(HostGaps, FromTheUntracedRunTheGapsAddUpToItsTimeLessTheOps) {
     EXPECT_DOUBLE_EQ(m.corrected_total_us, 90.0);
 }
 
+TEST(HostGaps, FaultsTheUntracedCallsTookBeyondTheProfiledOnesAreOpTimeNotHostTime) {
+    ThreeOps t;
+    HostGapModel m = host_gaps(t.trace, t.ops, 0.0);
+    // 390 us untraced - 300 us of ops - 40 faults x 1.5 us the timed iterations
+    // take in their ops = 30 us of host time, split 1:3 as recorded.
+    EXPECT_EQ(calibrate_to_untraced(m, t.trace, t.ops, 390.0, 40, 1.5), "");
+    EXPECT_EQ(m.fault_excess, 40);
+    EXPECT_DOUBLE_EQ(m.fault_cost_us, 1.5);
+    EXPECT_DOUBLE_EQ(m.gap_us[1], 7.5);
+    EXPECT_DOUBLE_EQ(m.gap_us[2], 22.5);
+    EXPECT_DOUBLE_EQ(m.corrected_total_us, 30.0);
+    // Fewer faults untraced than profiled: the profiled durations hold time the
+    // timed iterations do not spend, and the host time grows by it.
+    m = host_gaps(t.trace, t.ops, 0.0);
+    EXPECT_EQ(calibrate_to_untraced(m, t.trace, t.ops, 390.0, -20, 1.5), "");
+    EXPECT_DOUBLE_EQ(m.corrected_total_us, 120.0);
+    // More faults than the host time can hold: none left, and the warning says why.
+    m = host_gaps(t.trace, t.ops, 0.0);
+    const std::string warning = calibrate_to_untraced(m, t.trace, t.ops, 390.0, 100, 1.5);
+    EXPECT_NE(warning.find("page faults the untraced calls took beyond the profiled iteration"), std::string::npos) << warning;
+    EXPECT_EQ(m.corrected_total_us, 0.0);
+}
+
 TEST(HostGaps, MeasuredGapsAreTheUntracedCallsWithSkippedOpsFoldedIntoTheNext) {
     ThreeOps t;
     OpGaps g;

@@ -8,10 +8,7 @@
 // fitted to a network for `mimic simulate` and `mimic predict`.
 // Built into mimic-torch only: the op timings come from its replayer.
 #ifdef MIMIC_HAVE_TORCH
-#include <sys/mman.h>
 #include <unistd.h>
-
-#include <chrono>
 
 #include <algorithm>
 #include <cstdio>
@@ -35,6 +32,7 @@
 #include "support/error.h"
 #include "support/temp_dir.h"
 #include "support/json_file.h"
+#include "support/page_fault_cost.h"
 #include "support/subprocess.h"
 #include "replay/replay_machine.h"
 
@@ -132,26 +130,6 @@ struct HostRow {
 
 // Host time measured directly: the gaps before each top-level op in the
 // untraced calls the recorder timed (op_gaps.json), summed per kind of op.
-// What a first touch of a fresh 4 KiB page costs here (a page fault and
-// the kernel zeroing the page): 64 MiB mapped without huge pages and written
-// one byte per page, the median of three rounds.
-double measure_fault_us() {
-    constexpr size_t kBytes = 64u << 20, kPage = 4096;
-    std::vector<double> per_page;
-    for (int round = 0; round < 3; ++round) {
-        void* p = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED) return 0;
-        madvise(p, kBytes, MADV_NOHUGEPAGE);
-        volatile char* bytes = static_cast<volatile char*>(p);
-        const auto t0 = std::chrono::steady_clock::now();
-        for (size_t off = 0; off < kBytes; off += kPage) bytes[off] = 1;
-        const auto t1 = std::chrono::steady_clock::now();
-        munmap(p, kBytes);
-        per_page.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / (kBytes / kPage));
-    }
-    return median(per_page);
-}
-
 struct GapSums {
     double python_us = 0, autograd_us = 0;
     size_t python_ops = 0, autograd_ops = 0;
@@ -404,7 +382,7 @@ int run(const CalibrateArgs& args) {
     } else if (!host_rows.empty()) {
         db.host = fit_host(host_rows);
     }
-    db.host.fault_us = measure_fault_us();
+    db.host.fault_us = measure_page_fault_us();
     model::write_cost_db(db, args.out);
     std::printf("%s: %zu signatures (%zu measured now, %zu inputs already measured)\n", args.out.c_str(), db.ops.size(), added,
                 skipped);

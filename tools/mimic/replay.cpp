@@ -253,7 +253,7 @@ const Registrar registrar{{
         app.add_option("--record-replay", a->record_replay, "record the replay itself as an ET into DIR/et.json");
         app.add_option("--op-times", a->op_times,
                        "write every replayed op's time in the per-op pass, its profiled duration and its untraced "
-                       "duration (op_gaps.json) as JSON to FILE ('-': stdout); each rank of many writes FILE.rankN");
+                       "duration (op_gaps.json) as JSON to FILE ('-': stdout); each rank of many writes its own, rank N before the extension (ops.json: ops.rankN.json)");
         app.add_option("--max-memory", a->max_memory,
                        "refuse to start when the trace's estimated peak live set is above this (4G, 512M, bytes; "
                        "default: the memory this machine has available, shared by the ranks started on it)");

@@ -90,20 +90,28 @@ HostGapModel measured_host_gaps(const Trace& trace, const std::vector<NodeIndex>
 }
 
 std::string calibrate_to_untraced(HostGapModel& m, const Trace& trace, const std::vector<NodeIndex>& ops,
-                                  double untraced_us) {
+                                  double untraced_us, int64_t fault_excess, double fault_cost_us) {
     m.from_untraced = true;
     m.untraced_us = untraced_us;
     m.op_time_us = 0;
+    m.fault_excess = fault_excess;
+    m.fault_cost_us = fault_cost_us;
     if (trace.timing.size() != trace.nodes.size()) return "";
     const std::vector<uint32_t> sizes = subtree_sizes(trace);
     for (NodeIndex n : ops)
         if (trace.timing[n.value].linked()) m.op_time_us += corrected_duration_us(trace, n, sizes, m.per_event_us, m.probe_cost_us);
-    const double host_us = untraced_us - m.op_time_us;
+    const double fault_us = static_cast<double>(fault_excess) * fault_cost_us;
+    const double host_us = untraced_us - m.op_time_us - fault_us;
     std::string warning;
     if (host_us <= 0) {
         m.scale = 0;
-        warning = "the replayed ops' recorded durations (" + std::to_string(int64_t(m.op_time_us)) +
-                  " us, corrected) exceed the untraced iteration (" + std::to_string(int64_t(untraced_us)) +
+        warning = "the replayed ops' recorded durations (" + std::to_string(int64_t(m.op_time_us)) + " us, corrected" +
+                  (fault_excess > 0   ? ", plus " + std::to_string(int64_t(fault_us)) +
+                                              " us of page faults the untraced calls took beyond the profiled iteration's"
+                   : fault_excess < 0 ? ", less " + std::to_string(int64_t(-fault_us)) +
+                                              " us of page faults the profiled iteration took beyond the untraced calls'"
+                                      : std::string()) +
+                  ") exceed the untraced iteration (" + std::to_string(int64_t(untraced_us)) +
                   " us): no host time left to reproduce";
     } else if (m.corrected_total_us > 0) {
         m.scale = host_us / m.corrected_total_us;
