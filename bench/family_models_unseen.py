@@ -10,7 +10,7 @@ of its ops from the rest (the other models' ops, and the sweep in sweep.db); the
 against the op's own measurement, per family, and the iteration error are printed for both.
 
   bench/family_models_unseen.py MIMIC [OUT_DIR=/tmp/mimic-unseen] [--mimic-b OTHER_MIMIC]
-MODELS (environment) picks models (default: the four built-ins and six held-out models).
+MODELS (environment) picks models (default: the four built-ins and the twelve held-out models).
 --mimic-b predicts the same databases with a second mimic binary (e.g. before a model change).
 """
 import math

@@ -2,10 +2,12 @@
 
 Each function returns a step callable, as `mimic record --script bench/heldout_models.py:NAME`
 wants. They are here to check that the replay holds on models it was not tuned on: the op mix
-(depthwise and transposed convs, LSTM, GRU cells unrolled in Python, causal attention with a
--inf mask, layer and group norm, GELU, SiLU, interpolate, label smoothing, gradient clipping)
-and the optimizers (SGD with weight decay, Adam, AdamW, RMSprop, Adagrad) differ from the
-built-in workloads' (python/mimic_record/workloads). Sizes keep each step at 5-70 ms on one core.
+(depthwise, transposed and dilated 1-D convs, LSTM, nn.GRU and GRU cells unrolled in Python,
+causal attention with a -inf mask, nn.MultiheadAttention, layer and group norm, GELU, SiLU,
+interpolate, index_select/index_add message passing, einsum, cumsum, label smoothing, gradient
+clipping, a GAN's two optimizers) and the optimizers (SGD with weight decay or Nesterov, Adam,
+AdamW, RMSprop, Adagrad) differ from the built-in workloads' (python/mimic_record/workloads).
+Sizes keep each step at 1.5-70 ms on one core.
 Their names are listed in benchlib/models.py (HELDOUT), which benches read without importing torch:
 a step added here is added there too.
 """
@@ -198,3 +200,135 @@ def unet():
 
     return training_step(opt, lambda: F.binary_cross_entropy_with_logits(model(x), y))
 
+
+
+class VitBlock(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.n1 = nn.LayerNorm(d)
+        self.attn = nn.MultiheadAttention(d, heads, batch_first=True)
+        self.n2 = nn.LayerNorm(d)
+        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+
+    def forward(self, x):
+        h = self.n1(x)
+        x = x + self.attn(h, h, h, need_weights=False)[0]
+        return x + self.mlp(self.n2(x))
+
+
+def vit():
+    # Patches from a strided conv, a class token, nn.MultiheadAttention, AdamW with clipping.
+    d, patch = 128, 8
+    embed = nn.Conv2d(3, d, patch, patch)
+    cls = nn.Parameter(torch.zeros(1, 1, d))
+    pos = nn.Parameter(torch.randn(1, 17, d) * 0.02)
+    blocks = nn.Sequential(*[VitBlock(d, 4) for _ in range(3)])
+    head = nn.Linear(d, 10)
+    params = list(embed.parameters()) + list(blocks.parameters()) + list(head.parameters()) + [cls, pos]
+    opt = torch.optim.AdamW(params, lr=1e-3)
+    x = torch.randn(16, 3, 32, 32)
+    y = torch.randint(0, 10, (16,))
+
+    def loss_of():
+        t = embed(x).flatten(2).transpose(1, 2)
+        t = blocks(torch.cat([cls.expand(t.shape[0], -1, -1), t], 1) + pos)
+        return F.cross_entropy(head(t[:, 0]), y, label_smoothing=0.1)
+    return training_step(opt, loss_of, before_step=lambda: torch.nn.utils.clip_grad_norm_(params, 1.0))
+
+
+def tcn():
+    # Dilated 1-D convolutions, group norm, SiLU, dropout, a smooth L1 regression, Adam.
+    layers, c = [], 16
+    for i, dilation in enumerate([1, 2, 4, 8]):
+        layers += [nn.Conv1d(c if i else 8, 2 * c, 3, padding=dilation, dilation=dilation), nn.GroupNorm(4, 2 * c),
+                   nn.SiLU(), nn.Dropout(0.1)]
+        c *= 2
+    body = nn.Sequential(*layers)
+    out = nn.Linear(c, 1)
+    opt = torch.optim.Adam(list(body.parameters()) + list(out.parameters()), lr=1e-3)
+    x = torch.randn(32, 8, 128)
+    y = torch.randn(32, 1)
+
+    return training_step(opt, lambda: F.smooth_l1_loss(out(body(x).mean(-1)), y))
+
+
+def dcgan():
+    # A GAN's step: transposed-conv generator, conv discriminator, two Adam optimizers, detach.
+    g = nn.Sequential(nn.ConvTranspose2d(32, 64, 4, 1, 0, bias=False), nn.BatchNorm2d(64), nn.ReLU(True),
+                      nn.ConvTranspose2d(64, 32, 4, 2, 1, bias=False), nn.BatchNorm2d(32), nn.ReLU(True),
+                      nn.ConvTranspose2d(32, 3, 4, 2, 1, bias=False), nn.Tanh())
+    d = nn.Sequential(nn.Conv2d(3, 32, 4, 2, 1), nn.LeakyReLU(0.2, True),
+                      nn.Conv2d(32, 64, 4, 2, 1, bias=False), nn.BatchNorm2d(64), nn.LeakyReLU(0.2, True),
+                      nn.Conv2d(64, 1, 4, 1, 0), nn.Flatten())
+    opt_g = torch.optim.Adam(g.parameters(), lr=2e-4, betas=(0.5, 0.999))
+    opt_d = torch.optim.Adam(d.parameters(), lr=2e-4, betas=(0.5, 0.999))
+    z = torch.randn(16, 32, 1, 1)
+    real = torch.randn(16, 3, 16, 16)
+    ones, zeros = torch.ones(16, 1), torch.zeros(16, 1)
+
+    def step():
+        opt_d.zero_grad()
+        fake = g(z)
+        loss_d = F.binary_cross_entropy_with_logits(d(real), ones) + F.binary_cross_entropy_with_logits(d(fake.detach()), zeros)
+        loss_d.backward()
+        opt_d.step()
+        opt_g.zero_grad()
+        F.binary_cross_entropy_with_logits(d(fake), ones).backward()
+        opt_g.step()
+    return step
+
+
+def gnn():
+    # Message passing over an edge list: index_select, index_add, degree normalisation, RMSprop.
+    nodes, edges, f = 2000, 10000, 64
+    src = torch.randint(0, nodes, (edges,))
+    dst = torch.randint(0, nodes, (edges,))
+    emb = nn.Embedding(nodes, f)
+    w1, w2 = nn.Linear(f, f), nn.Linear(f, 16)
+    opt = torch.optim.RMSprop(list(emb.parameters()) + list(w1.parameters()) + list(w2.parameters()), lr=1e-3)
+    y = torch.randint(0, 16, (nodes,))
+    degree = torch.zeros(nodes).index_add_(0, dst, torch.ones(edges)).clamp_(min=1).unsqueeze(1)
+
+    def conv(h, lin):
+        messages = lin(h).index_select(0, src)
+        return torch.zeros(nodes, messages.shape[1]).index_add(0, dst, messages) / degree
+
+    return training_step(opt, lambda: F.nll_loss(F.log_softmax(conv(F.relu(conv(emb.weight, w1)), w2), -1), y))
+
+
+def seq2seq():
+    # nn.GRU encoder and decoder, padding index, ignore_index, Adagrad with clipping.
+    vocab, d = 500, 96
+    emb = nn.Embedding(vocab, d, padding_idx=0)
+    enc = nn.GRU(d, d, batch_first=True)
+    dec = nn.GRU(d, d, batch_first=True)
+    out = nn.Linear(d, vocab)
+    params = [p for m in (emb, enc, dec, out) for p in m.parameters()]
+    opt = torch.optim.Adagrad(params, lr=0.01)
+    src = torch.randint(1, vocab, (16, 20))
+    tgt = torch.randint(0, vocab, (16, 15))
+
+    def loss_of():
+        _, h = enc(emb(src))
+        o, _ = dec(emb(tgt), h)
+        return F.cross_entropy(out(o).reshape(-1, vocab), tgt.reshape(-1), ignore_index=0)
+    return training_step(opt, loss_of, before_step=lambda: torch.nn.utils.clip_grad_norm_(params, 5.0))
+
+
+def mixer():
+    # Token and channel mixing by einsum, masked_fill, cumsum pooling, Nesterov SGD.
+    d, t = 64, 32
+    mix_t = nn.Parameter(torch.randn(t, t) * 0.1)
+    mix_c = nn.Parameter(torch.randn(d, d) * 0.1)
+    head = nn.Linear(d, 4)
+    opt = torch.optim.SGD([mix_t, mix_c] + list(head.parameters()), lr=0.01, momentum=0.9, nesterov=True)
+    x = torch.randn(32, t, d)
+    mask = torch.rand(32, t) > 0.2
+    y = torch.randint(0, 4, (32,))
+
+    def loss_of():
+        h = x + torch.einsum("btd,ts->bsd", x, mix_t)
+        h = h + torch.einsum("btd,de->bte", F.gelu(h), mix_c)
+        pooled = h.masked_fill(~mask.unsqueeze(-1), 0.0).cumsum(1)[:, -1] / mask.sum(1, keepdim=True)
+        return F.cross_entropy(head(pooled), y)
+    return training_step(opt, loss_of)

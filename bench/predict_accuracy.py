@@ -2,7 +2,7 @@
 """How close `mimic predict` comes to a step's measured untraced time, from
 its ET alone, on models recorded at test time.
 
-Records each model (the four built-ins and the six of heldout_models.py),
+Records each model (the four built-ins and the twelve of heldout_models.py),
 measures every op signature once through the replayer (`mimic calibrate`),
 then, for each model in turn, fits the host time per op on the OTHER models'
 recordings only (leave one out) and predicts the model's iteration from its

@@ -12,7 +12,7 @@ REPO_DIR = os.path.dirname(BENCH_DIR)
 BUILTIN = ["mlp", "transformer", "dlrm", "cnn"]
 # The functions of heldout_models.py: steps unlike the built-in workloads. Listed here, not
 # there, so that a bench can name them without importing torch.
-HELDOUT = ["resnet18", "mobilenet", "gpt", "lstm_lm", "gru_seq", "unet"]
+HELDOUT = ["resnet18", "mobilenet", "gpt", "lstm_lm", "gru_seq", "unet", "vit", "tcn", "dcgan", "gnn", "seq2seq", "mixer"]
 
 
 def test_step(file, function):
