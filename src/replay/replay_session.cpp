@@ -345,7 +345,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
                 // No host time at all is wrong (Python calls no op for free): the
                 // profiled durations' correction fell short (a small-op step, a
                 // profiler slower than fitted). The untraced calls' own gaps stand
-                // instead (held-out mixer, 2026-11-26: -24.3% with none, +0.6% with them).
+                // instead (bench/heldout_models.py's mixer, 2026-11-26: -33.6% with none).
                 std::fprintf(stderr, "mimic: warning: %s; spending the untraced calls' measured gaps (op_gaps.json) instead\n",
                              warning.c_str());
                 gaps = with_instrumentation(measured_host_gaps(trace, all, runs, *op_gaps));
