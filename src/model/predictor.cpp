@@ -1,5 +1,7 @@
 #include "model/predictor.h"
 
+#include <unordered_map>
+
 #include "io/chakra/chakra_convert.h"
 #include "model/op_signature.h"
 #include "support/text.h"
@@ -107,4 +109,26 @@ Prediction predict_iteration(const Trace& trace, const CostModel& costs, const H
     return pred;
 }
 
+size_t hold_batch_order(Prediction& scaled, const Prediction& recorded, double scale) {
+    if (scale == 1) return 0;
+    std::unordered_map<uint64_t, double> recorded_us;
+    for (const PredictedOp& op : recorded.ops) recorded_us[op.node_id] = op.op_us;
+    size_t held = 0;
+    for (PredictedOp& op : scaled.ops) {
+        const auto it = recorded_us.find(op.node_id);
+        if (it == recorded_us.end()) continue;
+        const bool crossed = scale > 1 ? op.op_us < it->second : op.op_us > it->second;
+        if (!crossed) continue;
+        const double delta = it->second - op.op_us;
+        op.op_us = it->second;
+        scaled.compute_us += delta;
+        scaled.compute_by_family_us[op.family] += delta;
+        scaled.iteration_us += delta;
+        ++held;
+    }
+    scaled.held_to_recorded_batch += held;
+    return held;
+}
+
 }  // namespace mimic::model
+

@@ -36,11 +36,22 @@ struct Prediction {
     size_t measured = 0, modelled = 0, fallback = 0;
     std::map<std::string, size_t> fallback_ops;  // op name -> count
     std::string iteration;                       // the iteration predicted ("" for the whole trace)
+    size_t held_to_recorded_batch = 0;           // ops hold_batch_order held
 };
 
 // `trace` must be finalized. Predicts the first iteration when the trace
 // marks iterations (ProfilerStep#N), else the whole trace.
 Prediction predict_iteration(const Trace& trace, const CostModel& costs, const HostCosts& host);
+
+// A batch `scale` times the recorded one never makes an op faster (scale > 1)
+// or slower (scale < 1). A family model fitted on noisy points (a shape
+// sweep timed while other work ran) can say otherwise between two of its
+// FLOP bins: a CI run predicted an MLP's GEMMs at 17.1 ms at its recorded
+// batch and 9.9 ms at twice it. Each op of `scaled` (the trace rewritten at
+// that batch) that crosses its counterpart in `recorded` (the same node id)
+// is held at the counterpart's time, and the totals follow. Returns how
+// many ops were held.
+size_t hold_batch_order(Prediction& scaled, const Prediction& recorded, double scale);
 
 // The top-level ops of the iteration predict_iteration costs, with whether
 // each runs under the autograd engine: what `calibrate` pairs with measurements.

@@ -42,16 +42,23 @@ PY
         || fail "--batch-scale: $(cat "$work/p2.err")"
     python3 -c "import json,sys; b=json.load(open(sys.argv[1])); assert b['batch_scale'] == 2 and b['iteration_ms'] > 0 and 'error_pct' not in b, b" \
         "$work/p2.json" || fail "--batch-scale JSON"
-    # More GEMM time at 2x. Both sides from the same family models (--unseen): the 1x trace's own
-    # signatures were timed while other tests ran, the 2x shapes mostly were not timed at all, so
-    # a measured 1x against a modelled 2x compares the machine's load, not two batches (a CI run
-    # had 1x above 2x that way).
+    # No less GEMM time at 2x. Both sides from the same family models (--unseen): the 1x trace's
+    # own signatures were timed while other tests ran, the 2x shapes mostly were not timed at all,
+    # so a measured 1x against a modelled 2x compares the machine's load, not two batches. Even
+    # one model's curve can fall between two size bins when the sweep was timed under load (a CI
+    # run: 17.1 ms at 1x, 9.9 ms at 2x); predict then holds such ops at their 1x time and says so.
     for scale in 1 2; do
         "$mimic" predict "$work/mlp" --costs "$work/costs.db" --batch-scale $scale --unseen --json "$work/u$scale.json" > /dev/null 2>&1 \
             || fail "predict --batch-scale $scale --unseen"
     done
-    python3 -c "import json,sys; a, b = (json.load(open(f))['breakdown']['compute_by_family_ms']['gemm'] for f in sys.argv[1:]); assert b > a, (a, b)" \
-        "$work/u1.json" "$work/u2.json" || fail "--batch-scale 2 predicts no more GEMM time than 1 from the same models"
+    python3 - "$work/u1.json" "$work/u2.json" <<'PY' || fail "--batch-scale 2 predicts less GEMM time than 1 from the same models"
+import json, sys
+one, two = (json.load(open(f)) for f in sys.argv[1:])
+a, b = (p["breakdown"]["compute_by_family_ms"]["gemm"] for p in (one, two))
+assert b >= a, (a, b)
+assert b > a or two["ops"]["held_to_recorded_batch"] > 0, (a, b, two["ops"])
+assert "held_to_recorded_batch" not in one["ops"]
+PY
     # --what-if: one prediction per value, ranked fastest first; a value that cannot be predicted
     # (no measurements at 2 threads) is listed with its reason and makes the exit code 1.
     "$mimic" predict "$work/mlp" --costs "$work/costs.db" --what-if batch-scale=2,0.5,1 --json "$work/w.json" > "$work/w.txt" 2> "$work/w.err" \

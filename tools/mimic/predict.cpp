@@ -266,7 +266,12 @@ int run(const PredictArgs& args) {
     // not one fit with the trace's own points against one without them.
     if (args.unseen && args.batch_scale != 1) hide(load_trace(inputs[0].trace_path));
     const model::CostModel costs = args.unseen ? model::CostModel(db, threads, signatures) : model::CostModel(db, threads);
-    const model::Prediction p = model::predict_iteration(trace, costs, db.host);
+    model::Prediction p = model::predict_iteration(trace, costs, db.host);
+    if (args.batch_scale != 1) {
+        Trace recorded = load_trace(inputs[0].trace_path);
+        if (!inputs[0].meta_path.empty()) apply_recording_meta(recorded, inputs[0].meta_path);
+        model::hold_batch_order(p, model::predict_iteration(recorded, costs, db.host), args.batch_scale);
+    }
     // With --unseen, how the family models did against the ops' own measurements.
     std::map<model::OpFamily, std::vector<double>> unseen_log_errors;
     if (args.unseen)
@@ -302,6 +307,7 @@ int run(const PredictArgs& args) {
         for (const auto& [f, us] : p.compute_by_family_us) w.field(model::family_name(f), us / 1000.0);
         w.end_object().end_object();
         w.key("ops").begin_object().field("total", p.ops.size()).field("measured", p.measured).field("family_model", p.modelled);
+        if (args.batch_scale != 1) w.field("held_to_recorded_batch", p.held_to_recorded_batch);
         w.field("fallback", p.fallback).key("fallback_names").begin_object();
         for (const auto& [name, n] : p.fallback_ops) w.field(name, n);
         w.end_object().end_object();
@@ -334,6 +340,11 @@ int run(const PredictArgs& args) {
         std::printf("original, untraced (meta.json): %s ms, prediction %+.1f%%\n", analysis::fixed(untraced_ms).c_str(),
                     100.0 * (iteration_ms - untraced_ms) / untraced_ms);
     if (p.fault_us > 0) std::printf("page faults on fresh outputs: %s ms of the compute\n", analysis::fixed(p.fault_us / 1000).c_str());
+    if (p.held_to_recorded_batch > 0)
+        std::printf("%zu ops held at their time at the recorded batch: their family models put them %s there at %gx "
+                    "(a batch %s never makes an op %s)\n",
+                    p.held_to_recorded_batch, args.batch_scale > 1 ? "faster" : "slower", args.batch_scale,
+                    args.batch_scale > 1 ? "grown" : "shrunk", args.batch_scale > 1 ? "faster" : "slower");
     if (args.unseen) {
         std::printf("as if unseen: each op from its family's model, against its own measurement (geometric mean |error| per op):\n");
         std::vector<double> all;
