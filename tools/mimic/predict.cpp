@@ -341,9 +341,10 @@ int run(const PredictArgs& args) {
                     100.0 * (iteration_ms - untraced_ms) / untraced_ms);
     if (p.fault_us > 0) std::printf("page faults on fresh outputs: %s ms of the compute\n", analysis::fixed(p.fault_us / 1000).c_str());
     if (p.held_to_recorded_batch > 0)
-        std::printf("%zu ops held at their time at the recorded batch: their family models put them %s there at %gx "
+        std::printf("%zu op%s held at the time at the recorded batch: the family models put %s %s at %gx "
                     "(a batch %s never makes an op %s)\n",
-                    p.held_to_recorded_batch, args.batch_scale > 1 ? "faster" : "slower", args.batch_scale,
+                    p.held_to_recorded_batch, p.held_to_recorded_batch == 1 ? "" : "s",
+                    p.held_to_recorded_batch == 1 ? "it" : "them", args.batch_scale > 1 ? "faster" : "slower", args.batch_scale,
                     args.batch_scale > 1 ? "grown" : "shrunk", args.batch_scale > 1 ? "faster" : "slower");
     if (args.unseen) {
         std::printf("as if unseen: each op from its family's model, against its own measurement (geometric mean |error| per op):\n");
