@@ -233,7 +233,7 @@ const Registrar registrar{{
                        "else none, as the inputs allow; measured first for many ranks), "
                        "measured (the gaps of untraced calls the recorder timed, op_gaps.json), "
                        "untraced (the recorded gaps scaled so ops + gaps + the page faults the untraced calls took beyond "
-                       "the profiled ones = meta.json's untraced time; the measured gaps when that leaves none), "
+                       "the profiled ones = meta.json's untraced time), "
                        "instrumented (any ET + profile: the profile's time less what the recording's observer and "
                        "profiler cost, measured by replaying the trace's events under them here), "
                        "recorded (the traced iteration's gaps, less the instrumentation meta.json gives), "
