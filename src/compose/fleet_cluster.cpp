@@ -4,13 +4,12 @@
 #include <cmath>
 #include <cstdio>
 
-#include "compose/fleet_kmeans.h"
 #include "analysis/text_table.h"
+#include "compose/fleet_kmeans.h"
 #include "support/error.h"
 
 namespace mimic::fleet {
 namespace {
-
 
 BreakdownError breakdown_error(const std::vector<Signature>& sigs, const std::vector<Cluster>& clusters,
                                std::array<double, kBuckets> Signature::*amounts) {

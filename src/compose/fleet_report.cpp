@@ -16,7 +16,6 @@ namespace {
 
 constexpr size_t kUnreadableShown = 20;
 
-
 void write_pct(JsonWriter& w, const char* key, const std::array<double, kBuckets>& share) {
     w.key(key).begin_object();
     for (size_t b = 0; b < kBuckets; ++b) w.field(bucket_name(b), 100.0 * share[b]);

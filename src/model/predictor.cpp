@@ -131,4 +131,3 @@ size_t hold_batch_order(Prediction& scaled, const Prediction& recorded, double s
 }
 
 }  // namespace mimic::model
-

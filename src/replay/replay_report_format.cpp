@@ -31,6 +31,16 @@ void optional_field(JsonWriter& w, const char* key, const std::optional<T>& v) {
     else w.key(key).null();
 }
 
+// The untraced budget's page-fault term (host_gaps.h, fault_excess), or "" when there is none.
+std::string fault_excess_text(const HostGapModel& g) {
+    if (g.fault_excess == 0) return "";
+    const int64_t n = g.fault_excess > 0 ? g.fault_excess : -g.fault_excess;
+    return fmt::format(" {} {:.3f} ms for the {} page faults per iteration the {} ({:.2f} us each here)",
+                       g.fault_excess > 0 ? '-' : '+', static_cast<double>(n) * g.fault_cost_us / 1000.0, n,
+                       g.fault_excess > 0 ? "untraced calls took beyond the profiled one" : "profiled one took beyond the untraced calls",
+                       g.fault_cost_us);
+}
+
 }  // namespace
 
 std::string report_json(const ReplayReport& r) {
@@ -194,17 +204,7 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
         line(fmt::format("  host time from the untraced run: {:.3f} ms untraced - {:.3f} ms recorded op time "
                          "(corrected){}; recorded gaps x {:.2f}",
                          r.gaps.untraced_us / 1000.0, r.gaps.op_time_us / 1000.0,
-                         r.gaps.fault_excess > 0
-                             ? fmt::format(" - {:.3f} ms for the {} page faults per iteration the untraced calls took beyond the "
-                                           "profiled one ({:.2f} us each here)",
-                                           r.gaps.fault_excess * r.gaps.fault_cost_us / 1000.0, r.gaps.fault_excess,
-                                           r.gaps.fault_cost_us)
-                         : r.gaps.fault_excess < 0
-                             ? fmt::format(" + {:.3f} ms for the {} page faults the profiled iteration took beyond the untraced "
-                                           "calls ({:.2f} us each here)",
-                                           -r.gaps.fault_excess * r.gaps.fault_cost_us / 1000.0, -r.gaps.fault_excess,
-                                           r.gaps.fault_cost_us)
-                             : std::string(),
+                         fault_excess_text(r.gaps),
                          r.gaps.scale));
     if (r.original_ms)
         line(fmt::format("  original {:.3f} ms ({}), error {:+.1f}%", *r.original_ms, r.original_source, r.error_pct.value_or(0)));

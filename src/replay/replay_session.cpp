@@ -370,7 +370,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
         // their faults: a per-op pass of their own when they differ from the
         // profiled iteration's (measured: by 55 to 1,837 faults per call, each
         // ~1.7 us). Every rank runs it if one does (it runs collectives).
-        bool own_pass = fault_target->untraced_calls_differ;
+        bool own_pass = fault_target->untraced_calls_differ();
         if (groups) own_pass = !every_rank_says(*groups, "mimic/untraced_op_pass", !own_pass);
         if (own_pass) untraced_calls_target = fault_target->untraced_calls;
         // Fitted again even when nothing changed: every iteration runs the

@@ -19,7 +19,7 @@ TEST(FaultTargets, TheProfiledIterationsCountsAreTheUntracedTargetWhenNothingEls
     const FaultTargets t = fault_targets(kSteps, profiled_faults(), nullptr, std::nullopt);
     EXPECT_EQ(t.profiled, (std::vector<int64_t>{100, 0, -1, 300}));
     EXPECT_EQ(t.untraced, t.profiled);
-    EXPECT_FALSE(t.untraced_calls_differ);
+    EXPECT_FALSE(t.untraced_calls_differ());
     EXPECT_EQ(t.untraced_excess(), 0);
 }
 
@@ -36,7 +36,7 @@ TEST(FaultTargets, TheUntracedCallsCountsWinOverTheProfiledOnes) {
     calls.by_node[11] = {1, 50, -1, 20};
     calls.by_node[13] = {1, 50, -1, 60};
     const FaultTargets t = fault_targets(kSteps, profiled_faults(), &calls, 40.0);
-    EXPECT_TRUE(t.untraced_calls_differ);
+    EXPECT_TRUE(t.untraced_calls_differ());
     EXPECT_EQ(t.untraced_calls, (std::vector<int64_t>{0, 20, -1, 60}));
     EXPECT_EQ(t.untraced, (std::vector<int64_t>{0, 10, -1, 30}));
     // The timed iterations take 360 faults fewer than the profiled durations hold.

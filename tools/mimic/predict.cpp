@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <filesystem>
 #include <cstdio>
@@ -260,18 +261,21 @@ int run(const PredictArgs& args) {
     auto hide = [&](const Trace& t) {
         for (const auto& top : model::top_level_ops(t)) signatures.insert(model::op_signature(t, t.nodes[top.node]));
     };
+    // At another batch, the trace at the recorded one: its shapes are hidden too
+    // under --unseen, and its ops bound the rescaled ones (hold_batch_order).
+    std::optional<Trace> recorded;
+    if (args.batch_scale != 1) {
+        recorded = load_trace(inputs[0].trace_path);
+        if (!inputs[0].meta_path.empty()) apply_recording_meta(*recorded, inputs[0].meta_path);
+    }
     if (args.unseen) hide(trace);
     // At another batch the recorded shapes are hidden too: the family models
     // are then the same at every --batch-scale, so two scales compare batches,
     // not one fit with the trace's own points against one without them.
-    if (args.unseen && args.batch_scale != 1) hide(load_trace(inputs[0].trace_path));
+    if (args.unseen && recorded) hide(*recorded);
     const model::CostModel costs = args.unseen ? model::CostModel(db, threads, signatures) : model::CostModel(db, threads);
     model::Prediction p = model::predict_iteration(trace, costs, db.host);
-    if (args.batch_scale != 1) {
-        Trace recorded = load_trace(inputs[0].trace_path);
-        if (!inputs[0].meta_path.empty()) apply_recording_meta(recorded, inputs[0].meta_path);
-        model::hold_batch_order(p, model::predict_iteration(recorded, costs, db.host), args.batch_scale);
-    }
+    if (recorded) model::hold_batch_order(p, model::predict_iteration(*recorded, costs, db.host), args.batch_scale);
     // With --unseen, how the family models did against the ops' own measurements.
     std::map<model::OpFamily, std::vector<double>> unseen_log_errors;
     if (args.unseen)

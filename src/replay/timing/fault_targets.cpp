@@ -35,7 +35,6 @@ FaultTargets fault_targets(const std::vector<int64_t>& step_nodes, const OpFault
             auto it = untraced_calls->by_node.find(id);
             return it == untraced_calls->by_node.end() ? int64_t(-1) : it->second.faults;
         });
-    out.untraced_calls_differ = out.untraced != out.profiled;
     out.untraced_calls = out.untraced;
     const int64_t spread = sum_of_targets(out.untraced);
     if (untraced_faults_per_iter && spread > 0) {

@@ -24,10 +24,11 @@ namespace mimic::replay {
 struct FaultTargets {
     std::vector<int64_t> profiled;  // per step; -1: no target (a skipped step, an op the file does not name)
     std::vector<int64_t> untraced;
+    std::vector<int64_t> untraced_calls;  // the untraced calls' counts, unscaled
+
     // The untraced calls' per-op counts differ from the profiled iteration's,
     // so their op times want a per-op pass of their own.
-    bool untraced_calls_differ = false;
-    std::vector<int64_t> untraced_calls;  // those counts, unscaled (for that pass)
+    bool untraced_calls_differ() const { return untraced_calls != profiled; }
 
     // Faults the timed iterations take beyond those the profiled
     // durations hold (negative: fewer).

@@ -1,6 +1,7 @@
 #include "replay/timing/host_gaps.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "support/median.h"
 
@@ -105,12 +106,12 @@ std::string calibrate_to_untraced(HostGapModel& m, const Trace& trace, const std
     std::string warning;
     if (host_us <= 0) {
         m.scale = 0;
+        const std::string faults = fault_excess > 0 ? "the untraced calls took beyond the profiled iteration's"
+                                                    : "the profiled iteration took beyond the untraced calls'";
         warning = "the replayed ops' recorded durations (" + std::to_string(int64_t(m.op_time_us)) + " us, corrected" +
-                  (fault_excess > 0   ? ", plus " + std::to_string(int64_t(fault_us)) +
-                                              " us of page faults the untraced calls took beyond the profiled iteration's"
-                   : fault_excess < 0 ? ", less " + std::to_string(int64_t(-fault_us)) +
-                                              " us of page faults the profiled iteration took beyond the untraced calls'"
-                                      : std::string()) +
+                  (fault_excess == 0 ? std::string()
+                                     : std::string(fault_excess > 0 ? ", plus " : ", less ") +
+                                           std::to_string(int64_t(std::abs(fault_us))) + " us of page faults " + faults) +
                   ") exceed the untraced iteration (" + std::to_string(int64_t(untraced_us)) +
                   " us): no host time left to reproduce";
     } else if (m.corrected_total_us > 0) {
