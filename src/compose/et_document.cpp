@@ -127,17 +127,19 @@ void visit_value(JsonValue& value, JsonValue* shape, JsonValue* strides, std::st
 
 }  // namespace
 
+void visit_argument_tensors(const EtValues& side, size_t argument, const TensorFn& fn) {
+    if (!side.values || !side.values->is_array() || argument >= side.values->items().size()) return;
+    const JsonValue* type = side.types && side.types->is_array() && argument < side.types->items().size()
+                                ? &side.types->items()[argument]
+                                : nullptr;
+    bool typed = type && type->is_string();
+    visit_value(side.values->items()[argument], item_of(side.shapes, argument), item_of(side.strides, argument),
+                typed ? std::string_view(type->as_string()) : std::string_view(), typed, fn, 0);
+}
+
 void visit_tensors(const EtValues& side, const TensorFn& fn) {
     if (!side.values || !side.values->is_array()) return;
-    std::vector<JsonValue>& values = side.values->items();
-    for (size_t i = 0; i < values.size(); ++i) {
-        const JsonValue* type = side.types && side.types->is_array() && i < side.types->items().size()
-                                    ? &side.types->items()[i]
-                                    : nullptr;
-        bool typed = type && type->is_string();
-        visit_value(values[i], item_of(side.shapes, i), item_of(side.strides, i),
-                    typed ? std::string_view(type->as_string()) : std::string_view(), typed, fn, 0);
-    }
+    for (size_t i = 0; i < side.values->items().size(); ++i) visit_argument_tensors(side, i, fn);
 }
 
 bool is_root_label(std::string_view name) {

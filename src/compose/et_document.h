@@ -82,6 +82,8 @@ struct EtTensor {
 // walked, guided by the type strings (an integer list of five looks like a
 // tensor), or by the value's form when the trace has no types.
 void visit_tensors(const EtValues& side, const std::function<void(const EtTensor& tensor)>& fn);
+// The same for one top-level value only: argument `argument` of the op.
+void visit_argument_tensors(const EtValues& side, size_t argument, const std::function<void(const EtTensor& tensor)>& fn);
 
 // True when a node name is a thread or process root the observer writes.
 bool is_root_label(std::string_view name);

@@ -10,10 +10,18 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/comm_values.h"
 #include "support/error.h"
 
 namespace mimic::compose {
 namespace {
+
+// The arguments of an embedding lookup (aten's and fbgemm's, forward and
+// backward) that grow with the batch.
+bool batch_argument(std::string_view name) {
+    return name == "indices" || name == "offsets" || name == "input" || name == "per_sample_weights" ||
+           name == "indice_weights";
+}
 
 using Shape = std::vector<int64_t>;
 using Key = std::pair<int64_t, int64_t>;  // tensor id, storage id
@@ -127,26 +135,41 @@ private:
         std::set<std::pair<int64_t, Shape>> made_storages;  // storage id, shape of an output on it
         for (size_t i : order_) {
             JsonValue& node = doc_.nodes()[i];
+            const bool embedding_op = EtDocument::name(node).find("embedding") != std::string_view::npos;
+            const EtValues inputs = doc_.inputs(node);
+            const size_t arguments = inputs.values && inputs.values->is_array() ? inputs.values->items().size() : 0;
+            // Which of an embedding's tensors carry the batch: by argument
+            // name where the schema names every argument (fbgemm's
+            // table-batched lookups also read the tables, per-table offsets
+            // and optimizer state), else every tensor but the first (the table).
+            std::vector<std::string_view> names;
+            if (embedding_op)
+                if (const JsonValue* schema = EtDocument::field(node, "op_schema"); schema && schema->is_string())
+                    names = analysis::schema_argument_names(schema->as_string());
+            const bool named = names.size() == arguments && arguments > 0;
             size_t position = 0;
-            visit_tensors(doc_.inputs(node), [&](const EtTensor& t) {
-                Key k = key_of(t.value);
-                const bool weight = position++ == 0;  // an embedding's first tensor is its table
-                if (made.count(k) || data_.count(k)) return;
-                std::optional<Shape> s = read_ints(t.shape);
-                if (k.second != 0 && s && made_storages.count({k.second, *s})) {
-                    made.insert(k);  // a new handle on an op's output (a saved output unpacked in backward)
-                    return;
-                }
-                made.insert(k);  // external: seen once
-                // Indices and offsets an embedding reads are data whatever their size;
-                // anything else of a parameter's shape is state (batch norm's running stats).
-                const bool embedding = !weight && EtDocument::name(node).find("embedding") != std::string_view::npos;
-                // An op's first operand is its data (a layer as wide as the batch
-                // makes the input [B, in] look like a weight [out, in]).
-                if (!s || s->empty() || parameter_keys_.count(k) || (parameter_shaped(*s) && !embedding && !weight)) return;
-                data_.emplace(k, *s);
-                if (embedding) embedding_inputs_.insert(k);
-            });
+            for (size_t argument = 0; argument < arguments; ++argument) {
+                visit_argument_tensors(inputs, argument, [&](const EtTensor& t) {
+                    Key k = key_of(t.value);
+                    const bool weight = position++ == 0;  // an embedding's first tensor is its table
+                    if (made.count(k) || data_.count(k)) return;
+                    std::optional<Shape> s = read_ints(t.shape);
+                    if (k.second != 0 && s && made_storages.count({k.second, *s})) {
+                        made.insert(k);  // a new handle on an op's output (a saved output unpacked in backward)
+                        return;
+                    }
+                    made.insert(k);  // external: seen once
+                    // Indices and offsets an embedding reads are data whatever their size;
+                    // anything else of a parameter's shape is state (batch norm's running stats).
+                    const bool embedding = embedding_op && (named ? batch_argument(names[argument]) : !weight);
+                    if (embedding_op && named && !embedding) return;  // a table or its bookkeeping
+                    // An op's first operand is its data (a layer as wide as the batch
+                    // makes the input [B, in] look like a weight [out, in]).
+                    if (!s || s->empty() || parameter_keys_.count(k) || (parameter_shaped(*s) && !embedding && !weight)) return;
+                    data_.emplace(k, *s);
+                    if (embedding) embedding_inputs_.insert(k);
+                });
+            }
             visit_tensors(doc_.outputs(node), [&](const EtTensor& t) {
                 made.insert(key_of(t.value));
                 if (std::optional<Shape> s = read_ints(t.shape)) made_storages.insert({key_of(t.value).second, *s});
@@ -185,6 +208,9 @@ private:
     }
 
     int64_t scaled(int64_t v, int64_t node, const std::string& field) const {
+        // An empty tensor stays empty at any batch (aten::set_ fills one that
+        // was allocated as [0]).
+        if (v == 0) return 0;
         double x = static_cast<double>(v) * options_.factor;
         double r = std::round(x);
         if (std::fabs(x - r) > 1e-6 || r < 1)

@@ -38,5 +38,23 @@ TEST(ComposeScale, ASavedOutputReadThroughANewHandleScalesWithItsProducer) {
     EXPECT_EQ(shapes_of(doc, 242), "[[10]]");
 }
 
+// param's 8-rank DLRM (facebookresearch/param et_replay/tests/inputs, ET
+// 1.0.1 on GPUs): fbgemm's table-batched lookup reads its tables (one flat
+// [640649648]), per-table offsets and placements besides the batch's
+// indices and offsets. Only those two grow; an empty tensor aten::set_
+// fills stays empty.
+TEST(ComposeScale, FbgemmTableBatchedLookupScalesItsIndicesAndOffsetsNotItsTables) {
+    EtDocument doc = EtDocument::read(std::string(MIMIC_SOURCE_DIR) + "/tests/data/param_dlrm/dlrm_eg_0.json.gz");
+    compose::ScaleOptions options;
+    options.factor = 2;
+    const compose::ScaleStats stats = compose::scale_batch(doc, options);
+    EXPECT_EQ(stats.batch_before, 16);
+    EXPECT_EQ(stats.batch_after, 32);
+    EXPECT_EQ(stats.batch_values, "16");
+    const std::string lookup = shapes_of(doc, 712);
+    EXPECT_EQ(lookup.rfind("[[0],[640649648],[0],[0,0],[3],[3],[4],[],[],[4],[],[1536],[769],", 0), 0u) << lookup;
+    EXPECT_EQ(shapes_of(doc, 492).rfind("[[0],", 0), 0u) << shapes_of(doc, 492);
+}
+
 }  // namespace
 }  // namespace mimic
