@@ -25,6 +25,12 @@ public:
     // fixed 10 ns on a "local" ring), then, when `reduce`, the reduction
     // (three passes over `bytes` at the local memory bandwidth); BusDone follows.
     virtual void through_bus(uint64_t bytes, bool reduce, bool local_ring) = 0;
+    // For custom implementations: a message under the graph's own tag (sent
+    // as a workload's message is, not a collective's), and a timed step; each
+    // reports back through PhaseAlgorithm::done with its token.
+    virtual void send_message(int dst, uint64_t tag, uint64_t bytes, uint32_t token) = 0;
+    virtual void receive_message(int src, uint64_t tag, uint64_t bytes, uint32_t token) = 0;
+    virtual void wait(uint64_t ns, uint32_t token) = 0;
 };
 
 class PhaseAlgorithm {
@@ -32,6 +38,12 @@ public:
     virtual ~PhaseAlgorithm() = default;
     // Returns true when the phase is over; nothing of it runs after that.
     virtual bool run(PhaseEvent event) = 0;
+    // A step started through send_message, receive_message or wait is over;
+    // returns true when the phase is.
+    virtual bool done(uint32_t token) {
+        (void)token;
+        return false;
+    }
     void attach(PhaseHost* host) { host_ = host; }
 
     CollectiveKind kind = CollectiveKind::AllReduce;

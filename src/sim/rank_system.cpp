@@ -37,8 +37,21 @@ void Stream::through_bus(uint64_t bytes, bool reduce, bool local_ring) {
     owner_.after(local_ring ? kLocalRingBusNs : owner_.setup().endpoint_delay, this, kBusDone, (bytes << 1) | (reduce ? 1 : 0));
 }
 
+void Stream::send_message(int dst, uint64_t tag, uint64_t bytes, uint32_t token) {
+    owner_.send(dst, tag, RankSystem::Traffic::Native, bytes, Handler{this, kStepDone, token});
+}
+
+void Stream::receive_message(int src, uint64_t tag, uint64_t bytes, uint32_t token) {
+    owner_.recv(src, tag, RankSystem::Traffic::Native, bytes, Handler{this, kStepDone, token});
+}
+
+void Stream::wait(uint64_t ns, uint32_t token) { owner_.after(ns, this, kStepDone, token); }
+
 void Stream::on_event(uint32_t kind, uint64_t arg) {
     switch (kind) {
+        case kStepDone:
+            if (current_.algorithm && current_.algorithm->done(static_cast<uint32_t>(arg))) owner_.phase_over(this);
+            return;
         case kBusDone:
             if (arg & 1) {
                 // Write the incoming data, read it and the local data: three
@@ -183,8 +196,69 @@ std::unique_ptr<PhaseAlgorithm> RankSystem::make_phase(CollectiveKind phase_kind
     return make_ring_phase(impl, phase_kind, npu_, RingView::strided(npu_, size, offset), bytes, direction);
 }
 
+int64_t RankSystem::next_priority(int64_t explicit_priority) {
+    switch (setup_.system.scheduling) {
+        case SchedulingPolicy::Lifo: return priority_counter_++;
+        case SchedulingPolicy::Fifo: return priority_counter_--;
+        case SchedulingPolicy::Explicit: return explicit_priority;
+    }
+    return 0;
+}
+
+std::string RankSystem::custom_prefix(CollectiveKind kind, int group, uint64_t workload_id) {
+    const SystemConfig& system = setup_.system;
+    if (!system.any_custom()) return {};
+    const auto choose = [&]() -> std::string {
+        if (auto it = system.per_node_custom.find(static_cast<int64_t>(workload_id)); it != system.per_node_custom.end())
+            return it->second;
+        return system.custom_implementations[static_cast<int>(kind)];
+    };
+    if (group == 0) return choose();
+    const auto key = std::make_pair(group, static_cast<int>(kind));
+    auto it = group_custom_.find(key);
+    if (it == group_custom_.end()) it = group_custom_.emplace(key, choose()).first;
+    return it->second;
+}
+
+void RankSystem::start_custom(const std::string& prefix, int group, int64_t priority, uint32_t dataset) {
+    // One chunk whose one phase walks this NPU's graph, queued on the first
+    // queue of the first dimension, as ASTRA-sim queues it.
+    std::shared_ptr<const std::vector<int>> members;
+    int position = npu_;
+    int64_t stream_id = next_stream_++;
+    if (group != 0) {
+        auto it = groups_.find(group);
+        if (it == groups_.end()) throw Error("communicator group " + std::to_string(group) + " is not defined (--comm-groups)");
+        Group& g = it->second;
+        auto at = g.index->find(npu_);
+        if (at == g.index->end())
+            throw Error("NPU " + std::to_string(npu_) + " runs a collective of communicator group " + std::to_string(group) +
+                        ", which does not list it");
+        position = at->second;
+        members = g.members;
+        --next_stream_;
+        stream_id = g.next_stream++;
+    }
+    Stream::Phase phase;
+    phase.queue = levels_.empty() ? 0 : levels_[0].queues[0];
+    phase.algorithm = make_custom_phase(setup_.custom_graphs->get(prefix, position), members, setup_.total_npus,
+                                        setup_.options.comm_scale);
+    auto* stream = new Stream(*this, dataset, stream_id, priority);
+    stream->to_go_.push_back(std::move(phase));
+    stream->to_go_.back().algorithm->attach(stream);
+    datasets_[dataset].total = 1;
+    proceed(stream);
+}
+
 void RankSystem::start_collective(CollectiveKind kind, uint64_t bytes, const std::vector<uint8_t>& involved, int group,
-                                  int64_t explicit_priority, uint32_t node) {
+                                  int64_t explicit_priority, uint32_t node, uint64_t workload_id) {
+    if (const std::string prefix = custom_prefix(kind, group, workload_id); !prefix.empty()) {
+        const int64_t priority = next_priority(explicit_priority);
+        const uint32_t id = next_dataset_++;
+        datasets_[id] = Dataset{node, 0, 0, queue_.now()};
+        start_custom(prefix, group, priority, id);
+        return;
+    }
     const Plan plan = plan_for(kind, group);
     const int dims = static_cast<int>(plan.impls.size());
     auto active = [&](int d) {
@@ -204,12 +278,7 @@ void RankSystem::start_collective(CollectiveKind kind, uint64_t bytes, const std
     }
     if (chunk == 0) chunk = size;  // an all-gather smaller than its splits: one chunk (ASTRA-sim loops forever)
 
-    int64_t priority = 0;
-    switch (setup_.system.scheduling) {
-        case SchedulingPolicy::Lifo: priority = priority_counter_++; break;
-        case SchedulingPolicy::Fifo: priority = priority_counter_--; break;
-        case SchedulingPolicy::Explicit: priority = explicit_priority; break;
-    }
+    const int64_t priority = next_priority(explicit_priority);
     const uint32_t id = next_dataset_++;
     datasets_[id] = Dataset{node, 0, 0, queue_.now()};
 

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/custom_collective.h"
 #include "sim/event_queue.h"
 #include "sim/network.h"
 #include "sim/network_config.h"
@@ -40,6 +41,8 @@ struct SharedSetup {
     // Implementations per collective, one per network dimension it spans.
     std::vector<CollectiveImpl> impls[kCollectiveKinds];
     std::map<int, std::vector<int>> comm_groups;
+    // The graphs of custom implementations, read when first run.
+    std::shared_ptr<CustomGraphs> custom_graphs = std::make_shared<CustomGraphs>();
 };
 
 class Stream final : public EventTarget, public PhaseHost {
@@ -55,8 +58,11 @@ public:
     void send_to(int dst, uint64_t bytes) override;
     void receive_from(int src, uint64_t bytes) override;
     void through_bus(uint64_t bytes, bool reduce, bool local_ring) override;
+    void send_message(int dst, uint64_t tag, uint64_t bytes, uint32_t token) override;
+    void receive_message(int src, uint64_t tag, uint64_t bytes, uint32_t token) override;
+    void wait(uint64_t ns, uint32_t token) override;
 
-    enum Event : uint32_t { kBusDone = 0, kReduced = 1, kReceived = 2 };
+    enum Event : uint32_t { kBusDone = 0, kReduced = 1, kReceived = 2, kStepDone = 3 };
 
 private:
     friend class RankSystem;
@@ -82,8 +88,10 @@ public:
     // `involved` lists the dimensions it may span (empty: all), `group` is
     // the communicator group (0: all NPUs). Collectives whose every chunk has
     // no phase (every dimension of size 1 or left out) complete at once.
+    // `workload_id` is the node's Chakra id, which per-node custom
+    // implementations are keyed by.
     void start_collective(CollectiveKind kind, uint64_t bytes, const std::vector<uint8_t>& involved, int group,
-                          int64_t explicit_priority, uint32_t node);
+                          int64_t explicit_priority, uint32_t node, uint64_t workload_id);
 
     // A point-to-point message from the workload (COMM_SEND / COMM_RECV), or
     // one of a collective's; with the rendezvous protocol, an 8 KiB handshake
@@ -134,6 +142,13 @@ private:
     // A message waiting for its rendezvous handshake; returns its slot.
     uint32_t park(const Rendezvous& r);
     Plan plan_for(CollectiveKind kind, int group) const;
+    // The custom implementation's path prefix this collective runs, "" for
+    // the native one; a communicator group keeps what its first collective
+    // of a kind chose, as ASTRA-sim caches a group's plan per kind.
+    std::string custom_prefix(CollectiveKind kind, int group, uint64_t workload_id);
+    // A new collective's priority: newer first (LIFO), older first (FIFO), or its own (EXPLICIT).
+    int64_t next_priority(int64_t explicit_priority);
+    void start_custom(const std::string& prefix, int group, int64_t priority, uint32_t dataset);
     std::unique_ptr<PhaseAlgorithm> make_phase(CollectiveKind phase_kind, CollectiveKind collective, const Plan& plan,
                                                int dim, int group, uint64_t bytes, Direction direction);
     std::pair<int, Direction> next_queue(int dim);
@@ -163,6 +178,7 @@ private:
     // Each dimension's double binary tree alternates its two trees per chunk.
     static constexpr int kMaxTreeDims = 16;
     int dbt_counter_[kCollectiveKinds][kMaxTreeDims] = {};
+    std::map<std::pair<int, int>, std::string> group_custom_;  // (group, kind) -> prefix chosen
     std::vector<Rendezvous> rendezvous_;
     std::vector<uint32_t> free_rendezvous_;
 };

@@ -219,7 +219,7 @@ void RankWorkload::issue_comm(uint32_t i) {
                      " is not simulated (all-reduce, all-gather, reduce-scatter, all-to-all and broadcast are)");
     }
     try {
-        system_.start_collective(kind, bytes, involved_of(node), node.comm_group, node.comm_priority, i);
+        system_.start_collective(kind, bytes, involved_of(node), node.comm_group, node.comm_priority, i, node.id);
     } catch (const Error& e) {
         fail({where.file, where.node_id, -1, node.comm_group != 0 ? "pg_name" : "comm_type"}, e.what());
     }

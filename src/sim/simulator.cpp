@@ -69,6 +69,10 @@ void settle_implementations(SharedSetup& setup, std::vector<std::string>& warnin
         }
         setup.impls[c] = impls;
     }
+    if (setup.system.any_custom() && setup.system.preferred_dataset_splits > 1)
+        warnings.push_back(setup.system.source + ": a custom collective implementation runs as one chunk; ASTRA-sim waits for " +
+                           std::to_string(setup.system.preferred_dataset_splits) +
+                           " (preferred-dataset-splits) and never finishes it, mimic finishes it with its one");
 }
 
 void check_groups(const SimulationInput& input, int ranks) {
@@ -130,6 +134,7 @@ std::string obstacle_in(const SimulationInput& input, const SharedSetup& setup) 
     if (input.graphs.empty()) return "no ranks";
     if (input.options.congestion_aware) return "links contend (congestion-aware model)";
     if (!input.options.straggler.empty()) return "a straggler rank";
+    if (setup.system.any_custom()) return "custom collective implementations (a graph of its own per NPU)";
     const RankGraph& first = *input.graphs[0];
     for (size_t r = 1; r < input.graphs.size(); ++r)
         if (input.graphs[r] != input.graphs[0] && !input.graphs[r]->same_graph(first))
@@ -267,10 +272,12 @@ SimulationResult simulate(const SimulationInput& input, const SimulationOptions&
     // completes when its message lands) a trace whose ranks disagree.
     {
         for (const auto& p : network.unmatched_list(8)) {
-            const bool collective = p.tag >= 500000000;
+            // Tag ranges as RankSystem sends them: workload messages, collectives', rendezvous handshakes.
+            const std::string what = p.tag >= 1000000000 ? "a rendezvous handshake"
+                                     : p.tag >= 500000000 ? "a collective's message"
+                                                          : "tag " + std::to_string(p.tag);
             result.errors.push_back(std::string(p.send_side ? "a send" : "a receive") + " from rank " + std::to_string(p.src) + " to rank " +
-                                    std::to_string(p.dst) + " (" + std::to_string(p.size) + " B, " +
-                                    (collective ? "a collective's message" : "tag " + std::to_string(p.tag)) + ") has no matching " +
+                                    std::to_string(p.dst) + " (" + std::to_string(p.size) + " B, " + what + ") has no matching " +
                                     (p.send_side ? "receive" : "send"));
         }
     }

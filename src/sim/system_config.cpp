@@ -3,6 +3,8 @@
 #include <simdjson.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "support/error.h"
 #include "support/json_file.h"
@@ -49,7 +51,84 @@ CollectiveImpl impl_of(const std::string& text, const std::string& source, const
 const char* const kImplKeys[kCollectiveKinds] = {"all-reduce-implementation", "reduce-scatter-implementation",
                                                  "all-gather-implementation", "all-to-all-implementation"};
 
+int custom_key_kind(const std::string& key) {
+    for (int c = 0; c < kCollectiveKinds; ++c)
+        if (key == std::string(kImplKeys[c]) + "-custom") return c;
+    return -1;
+}
+
+// ASTRA-sim opens the paths of custom implementations relative to its
+// working directory (its examples name them from the repository's root). mimic
+// takes them as given when they exist, else relative to the configuration's
+// own directory or the nearest directory above it where they do, so the
+// examples run from anywhere.
+std::string resolve_from(const std::string& path, const std::string& source, const std::string& probe_suffix) {
+    namespace fs = std::filesystem;
+    if (fs::exists(path + probe_suffix) || fs::path(path).is_absolute()) return path;
+    for (fs::path dir = fs::absolute(source).parent_path();; dir = dir.parent_path()) {
+        const fs::path candidate = dir / path;
+        if (fs::exists(candidate.string() + probe_suffix)) return candidate.string();
+        if (dir == dir.parent_path()) break;
+    }
+    return path;
+}
+
+std::string resolve_custom_prefix(const std::string& prefix, const std::string& source, const std::string& key) {
+    const std::string found = resolve_from(prefix, source, ".0.et");
+    if (!std::filesystem::exists(found + ".0.et"))
+        fail({source, -1, -1, key}, "no " + prefix + ".0.et, in the working directory or under the directories above " + source);
+    return found;
+}
+
+std::string resolve_beside(const std::string& file, const std::string& source) {
+    const std::string found = resolve_from(file, source, "");
+    if (!std::filesystem::exists(found))
+        fail({source, -1, -1, "per-node-custom-implementation"}, "no " + file + ", in the working directory or under the directories above " + source);
+    return found;
+}
+
+// A YAML mapping of workload node ids to path prefixes ("12: path/prefix").
+std::map<int64_t, std::string> read_per_node_custom(const std::string& file, const std::string& source, const std::string& key) {
+    std::ifstream in(file);
+    if (!in) fail({source, -1, -1, key}, "cannot open " + file);
+    std::map<int64_t, std::string> out;
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) {
+        ++number;
+        if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+        const auto first = line.find_first_not_of(" \t\r");
+        if (first == std::string::npos || line.compare(first, 3, "---") == 0) continue;
+        const auto colon = line.find(':');
+        const std::string where = file + " line " + std::to_string(number);
+        if (colon == std::string::npos) fail({source, -1, -1, key}, where + ": expected 'NODE_ID: PATH_PREFIX'");
+        auto strip = [](std::string s) {
+            const auto a = s.find_first_not_of(" \t\r\"'");
+            const auto b = s.find_last_not_of(" \t\r\"'");
+            return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+        };
+        const std::string id_text = strip(line.substr(0, colon)), prefix = strip(line.substr(colon + 1));
+        int64_t id = 0;
+        try {
+            size_t used = 0;
+            id = std::stoll(id_text, &used);
+            if (used != id_text.size()) throw std::invalid_argument(id_text);
+        } catch (const std::exception&) {
+            fail({source, -1, -1, key}, where + ": '" + id_text + "' is not a node id");
+        }
+        if (prefix.empty()) fail({source, -1, -1, key}, where + ": no path prefix for node " + id_text);
+        out[id] = resolve_custom_prefix(prefix, file, key);
+    }
+    return out;
+}
+
 }  // namespace
+
+bool SystemConfig::any_custom() const {
+    for (const auto& prefix : custom_implementations)
+        if (!prefix.empty()) return true;
+    return !per_node_custom.empty();
+}
 
 const char* collective_name(CollectiveKind kind) {
     switch (kind) {
@@ -130,10 +209,14 @@ SystemConfig parse_system_config(const std::string& text, const std::string& sou
                 warnings.push_back(source + ": '" + key + "' (the LogGP shared-bus model) is not modelled by mimic and is ignored");
         } else if (key == "boost-mode" || key == "intra-dimension-scheduling" || key == "inter-dimension-scheduling") {
             warnings.push_back(source + ": '" + key + "' has no effect (ASTRA-sim documents it but never reads it)");
-        } else if (key.size() > 7 && key.compare(key.size() - 7, 7, "-custom") == 0) {
-            fail({source, -1, -1, key}, "custom collective implementations are not supported");
+        } else if (const int custom = custom_key_kind(key); custom >= 0) {
+            simdjson::dom::array list;
+            if (value.get(list) != simdjson::SUCCESS || list.size() != 1)
+                fail({source, -1, -1, key}, "expected a list of one Chakra path prefix (it covers every network dimension)");
+            config.custom_implementations[custom] = resolve_custom_prefix(string_of(list.at(0), source, key), source, key);
         } else if (key == "per-node-custom-implementation") {
-            fail({source, -1, -1, key}, "custom collective implementations are not supported");
+            const std::string file = resolve_beside(string_of(value, source, key), source);
+            config.per_node_custom = read_per_node_custom(file, source, key);
         } else {
             bool impl_key = false;
             for (int c = 0; c < kCollectiveKinds; ++c) {

@@ -40,6 +40,15 @@ struct SystemConfig {
     bool replay_only = false;
     // One list per CollectiveKind, one implementation per network dimension.
     std::vector<CollectiveImpl> implementations[kCollectiveKinds];
+    // Custom implementations (`*-implementation-custom`): the path prefix of
+    // a Chakra graph per NPU, PREFIX.<position>.et, of sends, receives and
+    // reduction COMP nodes run in place of the native algorithm over every
+    // dimension; "" where the native one runs.
+    std::string custom_implementations[kCollectiveKinds];
+    // `per-node-custom-implementation`: a YAML file mapping workload node ids
+    // to such prefixes, which take precedence for those nodes.
+    std::map<int64_t, std::string> per_node_custom;
+    bool any_custom() const;
 };
 
 // Reads every key ASTRA-sim reads. Unknown keys, and keys its documentation
