@@ -82,6 +82,9 @@ CostDb read_cost_db(const std::string& path) {
         if (o["threads"].get(v) == simdjson::SUCCESS) c.threads = static_cast<int>(number(v, path, "threads"));
         bool sweep = false;
         if (o["sweep"].get(sweep) == simdjson::SUCCESS) c.from_sweep = sweep;
+        bool stale = false;
+        if (o["stale_bytes"].get(stale) == simdjson::SUCCESS) c.bytes_current = !stale;
+        if (version < 2 && c.family == OpFamily::Embedding) c.bytes_current = false;
         db.add(c);
     }
     return db;
@@ -117,6 +120,7 @@ void write_cost_db(const CostDb& db, const std::string& path) {
         w.field("flops", static_cast<long long>(c.flops)).field("bytes", c.bytes).field("time_us", c.time_us);
         w.field("samples", c.samples).field("threads", c.threads);
         if (c.from_sweep) w.field("sweep", true);
+        if (!c.bytes_current) w.field("stale_bytes", true);
         w.end_object();
     }
     w.end_array().end_object();

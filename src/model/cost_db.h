@@ -23,7 +23,10 @@
 
 namespace mimic::model {
 
-inline constexpr int kCostDbVersion = 1;
+// Version 2 counts an embedding lookup's bytes as the rows it reads, not its
+// whole table (op_facts); a version-1 database's lookups keep their times for
+// their own signatures but stay out of the bandwidth fits.
+inline constexpr int kCostDbVersion = 2;
 
 struct OpCost {
     std::string signature;
@@ -37,6 +40,9 @@ struct OpCost {
     // Measured in calibrate's shape sweep rather than in a trace's step: its
     // inputs came cold from memory, not from the op before it.
     bool from_sweep = false;
+    // False when `bytes` was counted another way than op_facts counts it now
+    // (an embedding lookup in a version-1 database): not a point of any fit.
+    bool bytes_current = true;
 };
 
 // Host time the original spends per top-level op beyond the op itself, in

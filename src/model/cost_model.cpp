@@ -89,6 +89,8 @@ void CostModel::fit(const std::set<std::string>* unseen) {
     std::vector<double> all;
     for (const auto& [key, c] : db.ops) {
         if (c.threads != threads || (unseen && unseen->count(c.signature))) continue;
+        all.push_back(c.time_us);
+        if (!c.bytes_current) continue;
         const size_t f = static_cast<size_t>(c.family);
         const size_t s = c.from_sweep ? 1 : 0;
         if (rate_family(c.family) && c.flops > 0) {
@@ -98,7 +100,6 @@ void CostModel::fit(const std::set<std::string>* unseen) {
             bw[f][s].push_back({static_cast<double>(c.bytes), c.time_us});
             if (!rate_family(c.family)) by_name[c.name][s].push_back({static_cast<double>(c.bytes), c.time_us});
         }
-        all.push_back(c.time_us);
     }
     // The step's own points where there are at least `enough`, else the sweep's too.
     auto pick = [](const std::array<Points, 2>& p, size_t enough) {

@@ -1,10 +1,14 @@
 #include "model/op_signature.h"
 
 #include <algorithm>
+#include <optional>
+#include <string_view>
 #include <vector>
 
+#include "analysis/comm_values.h"
 #include "io/chakra/chakra_flops.h"
 #include "io/chakra/chakra_values.h"
+#include "model/op_family.h"
 
 namespace mimic::model {
 namespace {
@@ -63,6 +67,47 @@ void append_value(const Trace& trace, const Value& v, std::string& out, int dept
     }
 }
 
+// The bytes an embedding lookup moves: its indices, offsets and per-sample
+// weights, the rows its indices name and its output, not its whole table.
+// fbgemm's table-batched lookups take every table (and the optimizer state)
+// as flat tensors of hundreds of millions of elements, of which a step
+// touches a few thousand rows. Known by argument name, so nullopt when the
+// schema does not name every argument or the op is not a forward lookup.
+std::optional<uint64_t> embedding_lookup_bytes(const Trace& trace, const Node& node) {
+    const std::string_view name = trace.name(node);
+    if (family_of(name) != OpFamily::Embedding || name.find("backward") != std::string_view::npos) return std::nullopt;
+    const std::vector<std::string_view> args = analysis::schema_argument_names(trace.str(node.op_schema));
+    if (args.empty() || args.size() != node.inputs.count) return std::nullopt;
+    uint64_t read = 0, indices = 0, bags = 0;
+    bool has_indices = false;
+    for (uint32_t i = 0; i < node.inputs.count; ++i) {
+        const std::string_view arg = args[i];
+        if (arg != "indices" && arg != "offsets" && arg != "per_sample_weights" && arg != "indice_weights") continue;
+        const ValueRange one{node.inputs.begin + i, 1};
+        read += tensor_bytes(trace, one);
+        for_each_tensor(trace, one, [&](const TensorMeta& t) {
+            if (t.undefined) return;
+            if (arg == "indices") indices += t.numel, has_indices = true;
+            if (arg == "offsets") bags += t.numel > 1 ? t.numel - 1 : 1;  // B*T bags: an offset each and a last
+        });
+    }
+    if (!has_indices) return std::nullopt;
+    uint64_t written = 0, first_output = 0;
+    bool first = true;
+    for_each_tensor(trace, node.outputs, [&](const TensorMeta& t) {
+        const uint64_t b = t.undefined ? 0 : t.numel * t.itemsize;
+        written += b;
+        if (first) first_output = b, first = false;
+    });
+    // Pooled (offsets given): each bag's output row sums the rows of its
+    // indices, so the rows read are the output's bytes per bag times the
+    // indices. Unpooled: the output is the rows.
+    const uint64_t rows = bags > 0 ? static_cast<uint64_t>(static_cast<double>(first_output) / static_cast<double>(bags) *
+                                                           static_cast<double>(indices))
+                                   : first_output;
+    return read + rows + written;
+}
+
 }  // namespace
 
 std::string op_signature(const Trace& trace, const Node& node) {
@@ -105,7 +150,10 @@ OpFacts op_facts(const Trace& trace, const Node& node) {
         f.output_bytes += b;
     });
     f.moves_nothing = !in_place && any_output && every_output_aliases;
-    f.bytes = f.moves_nothing ? 0 : tensor_bytes(trace, node.inputs) + f.output_bytes + written_in_place;
+    if (std::optional<uint64_t> lookup = embedding_lookup_bytes(trace, node))
+        f.bytes = *lookup;
+    else
+        f.bytes = f.moves_nothing ? 0 : tensor_bytes(trace, node.inputs) + f.output_bytes + written_in_place;
     return f;
 }
 

@@ -140,6 +140,28 @@ TEST(Model, OutputsOnAnInputsStorageAreNotNewMemory) {
     EXPECT_GT(m.estimate(clone).time_us, 10.0);  // a copy of 1 MiB in and out: the copy family's model
 }
 
+// An embedding lookup moves the rows its indices name, not its table. In
+// param's DLRM (tests/data/param_dlrm), fbgemm's table-batched lookup takes
+// every table as one flat [640649648] float tensor (2.5 GB), of which the
+// step reads 768 rows (384 bags: 3 tables x 128) into a [128, 48] output;
+// counting the table put 217 ms on the op on this machine.
+TEST(Model, EmbeddingLookupsCountTheRowsTheyReadNotTheirTables) {
+    const Trace t = load_trace(std::string(MIMIC_SOURCE_DIR) + "/tests/data/param_dlrm/dlrm_eg_0.json.gz");
+    const OpFacts lookup = op_facts(t, t.nodes[t.find(NodeId{712}).value]);
+    // indices (768 x 8 B) and offsets (385 x 8 B), 768 rows of 64 B (the
+    // output's bytes per bag), the output.
+    EXPECT_LT(lookup.bytes, uint64_t{1} << 20) << lookup.signature;
+    EXPECT_GT(lookup.bytes, 768u * 8 + 385 * 8 + lookup.output_bytes) << lookup.signature;
+    // A version-1 database counted the table: its lookups stay out of the fits.
+    const std::string v1 = testing::scratch_file("model_v1", "costs.db", R"json({"format": "mimic-costs", "version": 1, "ops": [
+        {"signature": "aten::embedding(float[100000,64],long int[256],-1,False,False)", "name": "aten::embedding",
+         "family": "embedding", "bytes": 25667584, "time_us": 28.0, "threads": 1},
+        {"signature": "aten::mm(float[4,4],float[4,4])", "name": "aten::mm", "family": "gemm", "flops": 128, "bytes": 192,
+         "time_us": 3.5, "threads": 1}]})json");
+    const CostDb db = read_cost_db(v1);
+    for (const auto& [key, c] : db.ops) EXPECT_EQ(c.bytes_current, c.family != OpFamily::Embedding) << c.signature;
+}
+
 TEST(Model, SweepPointsFillInWhatTheTracesLeaveWithoutPoints) {
     CostDb db;
     // The traces measured relu at two sizes (1 us + 1000 B/us); the sweep
