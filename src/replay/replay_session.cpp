@@ -138,9 +138,11 @@ SessionResult run_replay_session(const SessionOptions& o) {
     // What recorded the profile, for --host-gaps instrumented: the observer
     // and torch's profiler, with input shapes and memory records or not.
     InstrumentationSetup recorded_under;
+    std::vector<double> collective_ends_us;  // when the profile's asynchronous collectives completed
     if (!input.profile_path.empty()) {
         const ProfileTrace profile = read_kineto_trace(input.profile_path);
         link_profile(trace, profile);
+        collective_ends_us = collective_work_ends_us(profile);
         // The legacy export writes no shapes whether or not they were
         // recorded: taken as not, the profiler's default.
         recorded_under.record_shapes = profile.stats.events_with_shapes > 0;
@@ -211,6 +213,13 @@ SessionResult run_replay_session(const SessionOptions& o) {
     };
     phase("planning", 1);
     replayer.plan();
+    // glibc keeps its heap, as a training process's heap settles after its
+    // first steps: without it the replay's own allocation pattern (restored
+    // inputs, collectives' buffers) makes glibc map and trim afresh every
+    // iteration (2,000 faults per step of a foreign 2-rank DDP MLP whose
+    // original took none). Faults the original took are made on purpose
+    // (--page-faults recorded, below).
+    keep_heap_pages();
     if (progress) replayer.set_progress(&*progress);
     if (groups) check_calls_match(*groups, call_signatures(trace, replayer));
     phase("checking every op once", 1);
@@ -326,13 +335,13 @@ SessionResult run_replay_session(const SessionOptions& o) {
             m.instrumentation_us = overhead.overhead_ms() * 1000.0;
             m.traced_op_us = overhead.traced_op_us;
             m.traced_gap_us = overhead.traced_gap_us;
-            gaps = instrumented_host_gaps(trace, ran, ran_steps, m, span_us);
+            gaps = instrumented_host_gaps(trace, ran, ran_steps, m, span_us, collective_ends_us);
             gaps.instrumentation = overhead.setup.describe();
             gaps.replay_traced_ms = overhead.traced_ms;
             gaps.replay_untraced_ms = overhead.untraced_ms;
         } else {
             gaps = with_instrumentation(measured ? measured_host_gaps(trace, all, runs, *op_gaps)
-                                                 : host_gaps(trace, ran, per_event));
+                                                 : host_gaps(trace, ran, per_event, collective_ends_us));
         }
         if (host_gaps_mode == "untraced") {
             // The timed iterations get the untraced calls' faults (fault_targets.h); the
@@ -363,7 +372,6 @@ SessionResult run_replay_session(const SessionOptions& o) {
     std::vector<int64_t> fresh_profiled, fresh_untraced;
     std::optional<std::vector<int64_t>> untraced_calls_target;  // set when the untraced op times get a pass of their own
     if (fault_target) {
-        keep_heap_pages();
         phase("fitting fresh pages to the recorded faults", 0);
         fresh_profiled = fit_replayer_fresh_pages(replayer, fault_target->profiled);
         // The untraced op times come from the calls op_gaps.json counted, with

@@ -242,7 +242,7 @@ const Registrar registrar{{
         app.add_option("--page-faults", a->page_faults,
                        "recorded (the default): each op allocates on as many fresh pages as it page-faulted on in "
                        "the original (the recording's op_faults.json), as allocator state shapes CPU op time; "
-                       "none: libtorch's allocator as it is")
+                       "none: no fault is made on purpose (libtorch's allocator as it is, glibc keeping its heap)")
             ->check(CLI::IsMember({"recorded", "none"}));
         app.add_option("--denormals", a->denormals,
                        "flush (the default): subnormal floats are flushed to zero, as the replay's synthetic values "
