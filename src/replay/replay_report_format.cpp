@@ -95,6 +95,7 @@ std::string report_json(const ReplayReport& r) {
     w.field("calibrated", r.gaps.calibrated).field("per_event_overhead_us", r.gaps.per_event_us);
     w.field("probe_cost_per_op_us", r.gaps.probe_cost_us);
     w.field("recorded_gaps_ms", r.gaps.recorded_total_us / 1000.0).field("corrected_gaps_ms", r.gaps.corrected_total_us / 1000.0);
+    w.field("blocked_on_collectives_ms", r.gaps.blocked_total_us / 1000.0);
     w.field("from_untraced", r.gaps.from_untraced);
     w.field("measured", r.gaps.measured);
     w.field("per_gap_cpu", !r.gaps.gap_cpu_us.empty());
@@ -198,8 +199,12 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                          r.gaps.replay_traced_ms, r.gaps.instrumentation, r.gaps.replay_untraced_ms, r.gaps.original_speed,
                          r.gaps.traced_span_us / 1000.0, r.gaps.instrumentation_us / 1000.0, r.gaps.untraced_us / 1000.0));
     if (r.gaps.instrumented)
-        line(fmt::format("  host time: the recorded gaps {:.3f} ms less the replay's traced gaps there = {:.3f} ms",
-                         r.gaps.recorded_total_us / 1000.0, r.gaps.corrected_total_us / 1000.0));
+        line(fmt::format("  host time: the recorded gaps {:.3f} ms{} less the replay's traced gaps there = {:.3f} ms",
+                         r.gaps.recorded_total_us / 1000.0,
+                         r.gaps.blocked_total_us > 0
+                             ? fmt::format(" less {:.3f} ms waiting for collectives to complete", r.gaps.blocked_total_us / 1000.0)
+                             : std::string(),
+                         r.gaps.corrected_total_us / 1000.0));
     if (r.gaps.from_untraced)
         line(fmt::format("  host time from the untraced run: {:.3f} ms untraced - {:.3f} ms recorded op time "
                          "(corrected){}; recorded gaps x {:.2f}",

@@ -39,6 +39,21 @@ TEST(HostGaps, RecordedGapsLoseTheInstrumentationOfTheEventsInThem) {
     EXPECT_DOUBLE_EQ(m.corrected_total_us, 180.0);
 }
 
+// A collective's work label ended at 380 us, inside the gap [250, 400):
+// until then the step waited on it (DDP's reducer waits between two
+// recorded ops), and only the 20 us after it were host work.
+// Completions outside every gap (inside an op, after the last) change nothing.
+TEST(HostGaps, TimeWaitingForACollectiveToCompleteIsNotHostTime) {
+    ThreeOps t;
+    const HostGapModel m = host_gaps(t.trace, t.ops, 0.0, {60.0, 120.0, 380.0, 450.0});
+    ASSERT_EQ(m.gap_us.size(), 3u);
+    EXPECT_DOUBLE_EQ(m.gap_us[1], 30.0);  // [100, 150): completed at 120
+    EXPECT_DOUBLE_EQ(m.gap_us[2], 20.0);  // [250, 400): completed at 380
+    EXPECT_DOUBLE_EQ(m.blocked_total_us, 150.0);
+    EXPECT_DOUBLE_EQ(m.recorded_total_us, 200.0);
+    EXPECT_DOUBLE_EQ(m.corrected_total_us, 50.0);
+}
+
 TEST(HostGaps, FromTheUntracedRunTheGapsAddUpToItsTimeLessTheOps) {
     ThreeOps t;
     HostGapModel m = host_gaps(t.trace, t.ops, 0.0);

@@ -23,7 +23,18 @@ double per_event_overhead_us(std::optional<double> traced_ms, std::optional<doub
     return (*traced_ms - *untraced_ms) * 1000.0 / double(nodes);
 }
 
-HostGapModel host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, double per_event_us) {
+std::vector<double> collective_work_ends_us(const ProfileTrace& profile) {
+    std::vector<double> ends;
+    for (const HostEvent& e : profile.host) {
+        const std::string_view name = profile.strings.view(e.name);
+        if (name.rfind("gloo:", 0) == 0 || name.rfind("nccl:", 0) == 0) ends.push_back(e.end_us());
+    }
+    std::sort(ends.begin(), ends.end());
+    return ends;
+}
+
+HostGapModel host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, double per_event_us,
+                       const std::vector<double>& collective_ends_us) {
     HostGapModel m;
     m.per_event_us = per_event_us;
     m.calibrated = per_event_us > 0;
@@ -41,10 +52,16 @@ HostGapModel host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, do
         if (!t.linked()) continue;
         const uint32_t p = pos[ops[s].value];
         if (prev) {
-            const double gap = std::max(0.0, t.start_us - (prev->start_us + prev->duration_us));
+            const double gap_start = prev->start_us + prev->duration_us;
+            const double gap = std::max(0.0, t.start_us - gap_start);
+            // The last collective that completed inside the gap ended the wait.
+            double blocked = 0;
+            auto done = std::upper_bound(collective_ends_us.begin(), collective_ends_us.end(), t.start_us);
+            if (done != collective_ends_us.begin() && *(done - 1) > gap_start) blocked = std::min(gap, *(done - 1) - gap_start);
             const double events = double(p >= prev_end_pos ? p - prev_end_pos : 0) + 1.0;
-            m.gap_us[s] = std::max(0.0, gap - per_event_us * events);
+            m.gap_us[s] = std::max(0.0, gap - blocked - per_event_us * events);
             m.recorded_total_us += gap;
+            m.blocked_total_us += blocked;
             m.corrected_total_us += m.gap_us[s];
         }
         prev = &t;
@@ -129,8 +146,9 @@ std::string calibrate_to_untraced(HostGapModel& m, const Trace& trace, const std
 }
 
 HostGapModel instrumented_host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, const std::vector<size_t>& steps,
-                                   const InstrumentationMeasure& measure, double traced_span_us) {
-    HostGapModel m = host_gaps(trace, ops, 0.0);  // the gaps as recorded
+                                   const InstrumentationMeasure& measure, double traced_span_us,
+                                   const std::vector<double>& collective_ends_us) {
+    HostGapModel m = host_gaps(trace, ops, 0.0, collective_ends_us);  // the gaps as recorded, waits left out
     m.instrumented = true;
     m.traced_span_us = traced_span_us;
     if (trace.timing.size() != trace.nodes.size()) return m;

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "io/kineto/kineto_trace.h"
 #include "io/recording/op_gaps.h"
 #include "trace/trace.h"
 
@@ -39,6 +40,10 @@ struct HostGapModel {
     double probe_cost_us = 0;
     double recorded_total_us = 0;
     double corrected_total_us = 0;
+    // Recorded gap time the step spent blocked until an asynchronous
+    // collective completed (collective_work_ends_us): left out of the gaps,
+    // since the replay's own collectives make it wait again.
+    double blocked_total_us = 0;
     bool calibrated = false;     // meta.json gave traced and untraced times
     // Set by calibrate_to_untraced:
     bool from_untraced = false;
@@ -86,8 +91,18 @@ std::vector<uint32_t> subtree_sizes(const Trace& trace);
 // Per-event instrumentation cost, or 0 when the times are unknown.
 double per_event_overhead_us(std::optional<double> traced_ms, std::optional<double> untraced_ms, uint64_t nodes);
 
-// `ops`: the replayed nodes in order. Needs trace.timing; ops not linked get no gap.
-HostGapModel host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, double per_event_us);
+// When the profile's asynchronous collectives completed: the ends of their
+// work labels (gloo:*, nccl:*), which the backend's worker threads record,
+// sorted, on the profile's clock (as trace.timing).
+std::vector<double> collective_work_ends_us(const ProfileTrace& profile);
+
+// `ops`: the replayed nodes in order. Needs trace.timing; ops not linked get
+// no gap. A gap in which a collective of `collective_ends_us` completed was,
+// up to that completion, the step waiting on it (DDP's reducer waits in the
+// autograd engine's final callback, between two recorded ops): only what
+// follows the completion is host time.
+HostGapModel host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, double per_event_us,
+                       const std::vector<double>& collective_ends_us = {});
 
 // A top-level op's recorded duration (its median over the profiled iterations
 // where the profile repeats the linked one) less the instrumentation of the
@@ -134,6 +149,7 @@ struct InstrumentationMeasure {
     std::vector<double> traced_op_us, traced_gap_us;  // per step, -1 unknown
 };
 HostGapModel instrumented_host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, const std::vector<size_t>& steps,
-                                   const InstrumentationMeasure& measure, double traced_span_us);
+                                   const InstrumentationMeasure& measure, double traced_span_us,
+                                   const std::vector<double>& collective_ends_us = {});
 
 }  // namespace mimic::replay
