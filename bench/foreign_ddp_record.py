@@ -15,11 +15,9 @@ before it). mimic never reads truth.json.
 """
 import json
 import os
-import resource
 import socket
 import statistics
 import sys
-import time
 
 import torch
 import torch.distributed as dist
@@ -27,6 +25,8 @@ import torch.multiprocessing as mp
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.nn.parallel import DistributedDataParallel
+
+from foreign_record import untraced_ms
 
 
 def mlp_step(rank):
@@ -52,17 +52,8 @@ def cnn_step(rank):
 
 
 def timed(step, count, faults=None):
-    """Each step's wall ms; with `faults`, also appends each step's minor page faults."""
-    times = []
-    for _ in range(count):
-        dist.barrier()
-        f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-        t0 = time.perf_counter()
-        step()
-        times.append((time.perf_counter() - t0) * 1e3)
-        if faults is not None:
-            faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
-    return times
+    """Each step's wall ms, the ranks starting it together (foreign_record.untraced_ms)."""
+    return untraced_ms(step, count, faults, before=dist.barrier)
 
 
 def worker(rank, nproc, model_name, out, threads, port):

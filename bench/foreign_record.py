@@ -46,10 +46,13 @@ def observer():
     return cls()
 
 
-def untraced_ms(step, count, faults=None):
-    """Each step's wall ms; with `faults`, also appends each step's minor page faults."""
+def untraced_ms(step, count, faults=None, before=None):
+    """Each step's wall ms; with `faults`, also appends each step's minor page faults; `before`,
+    when given, runs ahead of each step, untimed (a barrier that starts ranks together)."""
     times = []
     for _ in range(count):
+        if before is not None:
+            before()
         f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
         t0 = time.perf_counter()
         step()
