@@ -26,7 +26,11 @@ FileKind detect_file_kind(const std::string& path) {
         std::string_view text(head.data() + i, head.size() - i);
         if (text.find("\"schema\"") != std::string_view::npos || text.find("\"nodes\"") != std::string_view::npos)
             return FileKind::PyTorchEt;
-        if (text.find("\"traceEvents\"") != std::string_view::npos || head[i] == '[') return FileKind::KinetoJson;
+        // Kineto writes its header first; a long one (a distributedInfo listing
+        // 300 ranks' process groups) puts "traceEvents" beyond the head.
+        for (const char* key : {"\"traceEvents\"", "\"schemaVersion\"", "\"deviceProperties\"", "\"distributedInfo\""})
+            if (text.find(key) != std::string_view::npos) return FileKind::KinetoJson;
+        if (head[i] == '[') return FileKind::KinetoJson;
         return FileKind::PyTorchEt;  // a JSON object: let the ET reader say what is wrong with it
     }
     // Chakra: a varint length, then GlobalMetadata whose first field is tag 0x0a (field 1, bytes).

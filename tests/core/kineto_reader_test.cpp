@@ -1,4 +1,5 @@
 #include "io/kineto/kineto_reader.h"
+#include "io/trace_loader.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -249,6 +250,22 @@ TEST(KinetoReader, GzipOfAPlainTraceIsDetectedByContent) {
     ProfileTrace p = read_kineto_trace(path);
     ASSERT_EQ(p.host.size(), 1u);
     EXPECT_EQ(p.str(p.host[0].name), "aten::add");
+}
+
+// HolisticTraceAnalysis's cpu_only trace (rank 34 of 300) lists every
+// process group's ranks in its distributedInfo, ahead of "traceEvents": the
+// file is still told apart from an ET by its header alone.
+TEST(KinetoReader, ALongHeaderIsStillToldApartFromAnEt) {
+    std::string ranks;
+    for (int r = 0; r < 2000; ++r) ranks += (r ? ", " : "") + std::to_string(r);
+    const std::string path = testing::scratch_file("kineto_long_header", "rank-34.pt.trace.json",
+                                                   "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [],\n  \"distributedInfo\": "
+                                                   "{\"backend\": \"gloo\", \"rank\": 34, \"world_size\": 300, \"pg_config\": "
+                                                   "[{\"ranks\": [" + ranks + "]}]},\n  \"traceEvents\": []\n}\n");
+    EXPECT_EQ(detect_file_kind(path), FileKind::KinetoJson);
+    const std::string message = testing::error_message_of([&] { load_trace(path); });
+    EXPECT_NE(message.find("profiler (Kineto) trace"), std::string::npos) << message;
+    EXPECT_EQ(read_kineto_trace(path).distributed.rank, 34);
 }
 
 }  // namespace
