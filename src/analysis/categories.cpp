@@ -73,6 +73,8 @@ OpCategory categorize(NodeKind kind, ChakraNodeType chakra_type, std::string_vie
     if (!is_cpu_op) return OpCategory::Device;
     if (is_fused(name, kernel_backend)) return OpCategory::Fused;
     if (!op_schema.empty()) return op_namespace(op_schema) == "aten" ? OpCategory::Aten : OpCategory::Custom;
+    // An operator the profile alone knows (a cpu_op event): by its name's namespace.
+    if (kind == NodeKind::Operator) return op_namespace(name) == "aten" ? OpCategory::Aten : OpCategory::Custom;
     return OpCategory::Label;
 }
 

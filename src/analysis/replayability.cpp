@@ -17,7 +17,8 @@ ReplayCoverage replay_coverage(const Trace& trace, const std::vector<NodeClass>&
         const Node& node = trace.nodes[n.value];
         ++cov.total;
         bool ok = false;
-        if (classes[n.value].category == OpCategory::Communication) {
+        // A profile alone records no collective's tensors, so it has none to run.
+        if (classes[n.value].category == OpCategory::Communication && trace.format != TraceFormat::KinetoProfile) {
             ++cov.collectives;
             ok = true;
         } else if (trace.str(node.op_schema).empty()) {

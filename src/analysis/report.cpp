@@ -14,6 +14,7 @@ std::string_view format_key(TraceFormat f) {
     switch (f) {
         case TraceFormat::PyTorchEt: return "pytorch_et";
         case TraceFormat::Chakra: return "chakra";
+        case TraceFormat::KinetoProfile: return "kineto_profile";
         case TraceFormat::Unknown: break;
     }
     return "unknown";

@@ -31,7 +31,8 @@ void header(std::string& out, const Report& r) {
                                in.rank_source.empty() ? "?" : in.rank_source);
         if (!in.profile_pairing.empty()) out += fmt::format("  profile paired by {}\n", in.profile_pairing);
     } else {
-        out += fmt::format("{} traces, schema {}\n", r.inputs.size(), r.schema_version);
+        out += fmt::format("{} traces, {}\n", r.inputs.size(),
+                           r.schema_version.empty() ? r.inputs.front().format : "schema " + r.schema_version);
         TextTable t({"rank", "source", "nodes", "operators", "time", "self_ms"},
                     {Align::Right, Align::Left, Align::Right, Align::Right, Align::Left, Align::Right});
         for (const InputSummary& in : r.inputs)

@@ -10,8 +10,11 @@ EtDocument EtDocument::from_json(JsonValue root, const std::string& path) {
     doc.path_ = path;
     if (!root.is_object()) fail({path, -1, -1, ""}, "not an execution trace: the document is not a JSON object");
     const JsonValue* schema = root.find("schema");
-    if (!schema || !schema->is_string())
+    if (!schema || !schema->is_string()) {
+        if (root.find("traceEvents"))
+            fail({path, -1, -1, ""}, "a profiler (Kineto) trace, not an execution trace: this command rewrites ETs");
         fail({path, -1, -1, "schema"}, "not a PyTorch execution trace: no schema version string");
+    }
     doc.schema_ = schema->as_string();
     const JsonValue* nodes = root.find("nodes");
     if (!nodes || !nodes->is_array()) fail({path, -1, -1, "nodes"}, "not a PyTorch execution trace: no nodes array");

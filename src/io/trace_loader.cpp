@@ -7,6 +7,8 @@
 
 #include "io/chakra/chakra_reader.h"
 #include "io/chakra/chakra_wire.h"
+#include "io/kineto/kineto_reader.h"
+#include "io/kineto/profile_skeleton.h"
 #include "io/pytorch_et/et_reader.h"
 #include "support/byte_source.h"
 #include "support/error.h"
@@ -72,7 +74,7 @@ int64_t rank_word(std::string_view name) {
 namespace {
 void take_rank_from_path(Trace& t, const std::string& path) {
     if (t.rank >= 0) {
-        t.rank_source = "trace";
+        if (t.rank_source.empty()) t.rank_source = "trace";
         return;
     }
     t.rank = rank_from_path(path);
@@ -113,8 +115,16 @@ Trace load_trace(const std::string& path) {
             take_rank_from_path(t, path);
             return t;
         }
-        case FileKind::KinetoJson:
-            fail({path, -1, -1, ""}, "this is a profiler (Kineto) trace, not an execution trace; pass it with --profile");
+        case FileKind::KinetoJson: {
+            // A profile on its own: its operators as nodes, to be linked to
+            // the same profile for their times (expand_trace_inputs pairs it
+            // with itself).
+            KinetoReadOptions quiet;
+            quiet.progress = false;
+            Trace t = trace_skeleton_of_profile(read_kineto_trace(path, quiet));
+            take_rank_from_path(t, path);
+            return t;
+        }
         case FileKind::Unknown: break;
     }
     fail({path, -1, 0, ""}, "unrecognised file: neither a PyTorch execution trace (JSON) nor a Chakra trace");

@@ -135,6 +135,9 @@ SessionResult run_replay_session(const SessionOptions& o) {
     if (o.device != "cpu") fail({"", -1, -1, "--device"}, "this libtorch build replays on cpu only");
 
     Trace trace = load_trace(input.trace_path);
+    if (trace.format == TraceFormat::KinetoProfile)
+        fail({input.trace_path, -1, -1, ""},
+             "a profile alone has no operator inputs to replay; replay needs the execution trace (ET) it was recorded with");
     // What recorded the profile, for --host-gaps instrumented: the observer
     // and torch's profiler, with input shapes and memory records or not.
     InstrumentationSetup recorded_under;

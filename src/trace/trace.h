@@ -17,7 +17,8 @@
 
 namespace mimic {
 
-enum class TraceFormat : uint8_t { PyTorchEt, Chakra, Unknown };
+// KinetoProfile: built from a profiler trace alone (io/kineto/profile_skeleton.h).
+enum class TraceFormat : uint8_t { PyTorchEt, Chakra, KinetoProfile, Unknown };
 
 struct ProcessGroup {
     std::string name;     // pg_name

@@ -21,7 +21,10 @@ mkdir "$work/empty"
 expect_error "no trace in this directory" "$work/empty"
 : > "$work/empty.json"
 expect_error "empty file" "$work/empty.json"
-expect_error "pass it with --profile" "$traces/pytorch/linear_kineto.json.gz"
+# A profile alone is analysed as one: its operators, timed by itself.
+"$mimic" analyze "$traces/pytorch/linear_kineto.json.gz" > "$work/alone.txt" 2> "$work/err" || { cat "$work/err"; exit 1; }
+grep -q "kineto_profile" "$work/alone.txt" || { echo "a profile alone not analysed as one"; cat "$work/alone.txt"; exit 1; }
+grep -q "profile paired by itself" "$work/alone.txt" || { echo "no pairing line"; cat "$work/alone.txt"; exit 1; }
 expect_error "exactly one trace" "$traces/chakra/microbench/all_reduce" --profile "$traces/pytorch/linear_kineto.json.gz"
 head -c 3000 "$traces/pytorch/linear_et.json.gz" > "$work/truncated.json.gz"
 expect_error "truncated.json.gz" "$work/truncated.json.gz"

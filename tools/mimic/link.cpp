@@ -37,6 +37,9 @@ struct Linked {
 
 Linked link_one(TraceInput input, const LinkArgs& args) {
     Trace trace = load_trace(input.trace_path);
+    if (trace.format == TraceFormat::KinetoProfile)
+        fail({input.trace_path, -1, -1, ""},
+             "this is a profiler (Kineto) trace, not an execution trace: give the ET and pass it with --profile");
     const ProfileTrace profile = read_kineto_trace(input.profile_path);
     for (const std::string& w : profile.warnings) std::fprintf(stderr, "mimic: warning: %s\n", w.c_str());
     LinkOptions options;

@@ -223,6 +223,11 @@ int run_ranks(const PredictArgs& args, const model::CostDb& db) {
 
 int run(const PredictArgs& args) {
     const std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
+    for (const TraceInput& in : inputs)
+        if (in.profile_path == in.trace_path)
+            fail({in.trace_path, -1, -1, ""},
+                 "a profile alone has no operator inputs to cost; predict needs the execution trace (give the ET, with "
+                 "--profile for a GPU trace's kernels)");
     if (inputs.size() != 1 && args.network.empty())
         fail({args.trace, -1, -1, ""}, std::to_string(inputs.size()) + " ranks: give --network and --system to predict them together");
     if (args.batch_scale != 1 && (!args.network.empty() || !args.profile.empty()))

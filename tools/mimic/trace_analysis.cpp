@@ -39,7 +39,9 @@ analysis::Report analyze_input(const TraceInput& input, const analysis::Analysis
     print_warnings(trace);
     analysis::Report report = analysis::analyze(trace, options);
     report.link = std::move(link);
-    if (!input.pairing.empty())
+    if (input.profile_path == input.trace_path)
+        for (analysis::InputSummary& in : report.inputs) in.profile_pairing = "itself: a profile alone, with no execution trace (its ops have no inputs)";
+    else if (!input.pairing.empty())
         for (analysis::InputSummary& in : report.inputs) in.profile_pairing = input.profile_path + " by " + input.pairing;
     return report;
 }

@@ -132,6 +132,9 @@ void expand_files(const fs::path& dir, const std::vector<std::string>& names, st
     }
     pair_profiles(ets, profiles);
     for (TraceInput& t : ets) out.push_back(std::move(t));
+    // Profiles with no ET at all: each is a trace of its own, timed by itself.
+    if (ets.empty())
+        for (const std::string& p : profiles) out.push_back({p, p, "", "the profile itself (no execution trace)"});
 }
 
 void expand_directory(const fs::path& dir, std::vector<TraceInput>& out) {
@@ -178,6 +181,8 @@ std::vector<TraceInput> expand_trace_inputs(const std::vector<std::string>& path
         if (ec || !fs::exists(st)) fail({path, -1, -1, ""}, "no such file or directory");
         if (fs::is_directory(st))
             expand_directory(path, out);
+        else if (detect_file_kind(path) == FileKind::KinetoJson)
+            out.push_back({path, path, "", "the profile itself (no execution trace)"});
         else
             out.push_back({path, "", "", ""});
     }
