@@ -83,6 +83,10 @@ std::vector<std::string_view> schema_argument_names(std::string_view schema) {
     return {};  // no closing parenthesis: not a schema
 }
 
+bool embedding_batch_argument(std::string_view name) {
+    return name == "indices" || name == "offsets" || name == "input" || name == "per_sample_weights" || name == "indice_weights";
+}
+
 std::optional<uint64_t> tensor_bytes(const Trace& trace, const Value& value) {
     bool any = false;
     uint64_t total = 0;

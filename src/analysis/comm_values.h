@@ -29,6 +29,11 @@ std::string_view chakra_comm_type_name(int64_t comm_type);
 // "root_rank", ...} for c10d::broadcast_. Empty when it does not parse.
 std::vector<std::string_view> schema_argument_names(std::string_view schema);
 
+// An embedding lookup's arguments that grow with the batch, by schema name:
+// indices, offsets and per-sample weights (aten's embedding ops and fbgemm's
+// table-batched ones), not its tables or their per-table bookkeeping.
+bool embedding_batch_argument(std::string_view argument_name);
+
 // Sum of numel * itemsize over the tensors in a value (a tensor, or lists of
 // them at any depth); undefined tensors count 0. nullopt when it holds none.
 std::optional<uint64_t> tensor_bytes(const Trace& trace, const Value& value);

@@ -16,13 +16,6 @@
 namespace mimic::compose {
 namespace {
 
-// The arguments of an embedding lookup (aten's and fbgemm's, forward and
-// backward) that grow with the batch.
-bool batch_argument(std::string_view name) {
-    return name == "indices" || name == "offsets" || name == "input" || name == "per_sample_weights" ||
-           name == "indice_weights";
-}
-
 using Shape = std::vector<int64_t>;
 using Key = std::pair<int64_t, int64_t>;  // tensor id, storage id
 
@@ -161,7 +154,7 @@ private:
                     made.insert(k);  // external: seen once
                     // Indices and offsets an embedding reads are data whatever their size;
                     // anything else of a parameter's shape is state (batch norm's running stats).
-                    const bool embedding = embedding_op && (named ? batch_argument(names[argument]) : !weight);
+                    const bool embedding = embedding_op && (named ? analysis::embedding_batch_argument(names[argument]) : !weight);
                     if (embedding_op && named && !embedding) return;  // a table or its bookkeeping
                     // An op's first operand is its data (a layer as wide as the batch
                     // makes the input [B, in] look like a weight [out, in]).

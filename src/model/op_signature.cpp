@@ -82,7 +82,7 @@ std::optional<uint64_t> embedding_lookup_bytes(const Trace& trace, const Node& n
     bool has_indices = false;
     for (uint32_t i = 0; i < node.inputs.count; ++i) {
         const std::string_view arg = args[i];
-        if (arg != "indices" && arg != "offsets" && arg != "per_sample_weights" && arg != "indice_weights") continue;
+        if (!analysis::embedding_batch_argument(arg)) continue;
         const ValueRange one{node.inputs.begin + i, 1};
         read += tensor_bytes(trace, one);
         for_each_tensor(trace, one, [&](const TensorMeta& t) {

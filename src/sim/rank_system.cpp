@@ -223,10 +223,12 @@ std::string RankSystem::custom_prefix(CollectiveKind kind, int group, uint64_t w
 void RankSystem::start_custom(const std::string& prefix, int group, int64_t priority, uint32_t dataset) {
     // One chunk whose one phase walks this NPU's graph, queued on the first
     // queue of the first dimension, as ASTRA-sim queues it.
-    std::shared_ptr<const std::vector<int>> members;
+    std::shared_ptr<const std::vector<int>> members;  // null: the graph's ranks are NPUs
     int position = npu_;
-    int64_t stream_id = next_stream_++;
-    if (group != 0) {
+    int64_t stream_id = 0;
+    if (group == 0) {
+        stream_id = next_stream_++;
+    } else {
         auto it = groups_.find(group);
         if (it == groups_.end()) throw Error("communicator group " + std::to_string(group) + " is not defined (--comm-groups)");
         Group& g = it->second;
@@ -236,7 +238,6 @@ void RankSystem::start_custom(const std::string& prefix, int group, int64_t prio
                         ", which does not list it");
         position = at->second;
         members = g.members;
-        --next_stream_;
         stream_id = g.next_stream++;
     }
     Stream::Phase phase;

@@ -1,6 +1,5 @@
 #include "io/kineto/profile_skeleton.h"
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
