@@ -125,8 +125,10 @@ TimelineStats write_timeline(const Trace& trace, const std::string& path, Timeli
     const bool with_device = source == TimelineSource::Linked;
     if (host.empty() && (!with_device || trace.device_events.empty()))
         fail({trace.source_path, -1, -1, ""},
-             source == TimelineSource::Linked ? "no node has linked timing: link a profile that matches this trace"
-                                              : "the trace carries no node timing");
+             trace.format == TraceFormat::KinetoProfile ? "the profile has no host operator or label (only runtime calls and kernels "
+                                                          "with no op to launch them), nothing to lay out"
+             : source == TimelineSource::Linked         ? "no node has linked timing: link a profile that matches this trace"
+                                                        : "the trace carries no node timing");
 
     double base = std::numeric_limits<double>::infinity(), end = -base;
     for (const HostSlice& h : host) {

@@ -108,7 +108,8 @@ TEST(KinetoReader, PlainGzipAndSmallBatchesReadTheSame) {
 
 TEST(KinetoReader, ToleratesWhatRealTracesContain) {
     // A bare list; ts as a string; missing args; metadata, instant, counter,
-    // flow and unknown-category events; a named (non-numeric) track.
+    // flow and unknown-category events; a named (non-numeric) track; a
+    // stream as ROCm writes it on some events, a hexadecimal handle.
     std::string path = write_temp("tolerant.json", R"([
       {"ph": "M", "name": "thread_name", "pid": 7, "tid": 8, "args": {"name": "main"}},
       {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 8, "ts": "100.5", "dur": 10,
@@ -119,6 +120,8 @@ TEST(KinetoReader, ToleratesWhatRealTracesContain) {
        "args": {"correlation": 77, "External id": 3}},
       {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 120, "dur": 5,
        "args": {"correlation": 77, "stream": 7, "device": 0, "Process Group Name": "0"}},
+      {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD", "pid": 0, "tid": 7, "ts": 130, "dur": 1,
+       "args": {"stream": "0x1f", "device": 0}},
       {"ph": "s", "cat": "ac2g", "id": 77, "pid": 7, "tid": 8, "ts": 103},
       {"ph": "f", "cat": "ac2g", "id": 77, "pid": 0, "tid": 7, "ts": 120, "bp": "e"},
       {"ph": "i", "name": "marker", "pid": 7, "tid": 8, "ts": 95, "s": "t"},
@@ -129,7 +132,8 @@ TEST(KinetoReader, ToleratesWhatRealTracesContain) {
     ProfileTrace p = read_kineto_trace(path);
     ASSERT_EQ(p.host.size(), 4u);
     ASSERT_EQ(p.runtime.size(), 1u);
-    ASSERT_EQ(p.device.size(), 1u);
+    ASSERT_EQ(p.device.size(), 2u);
+    EXPECT_EQ(p.device[1].stream, 31);
     EXPECT_EQ(p.flows.size(), 2u);
     EXPECT_EQ(p.stats.metadata_events, 1u);
     EXPECT_EQ(p.stats.instant_events, 1u);

@@ -121,12 +121,17 @@ int64_t KinetoEventParser::integer(element e, std::string_view field) const {
             return static_cast<int64_t>(d);
         }
         case element_type::STRING: {
+            // ROCm's runtime events write their stream as a handle: "0x0".
             std::string_view s = std::string_view(e);
+            const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+            if (hex) s.remove_prefix(2);
+            uint64_t u = 0;
             int64_t v = 0;
-            auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+            auto [end, ec] = hex ? std::from_chars(s.data(), s.data() + s.size(), u, 16)
+                                 : std::from_chars(s.data(), s.data() + s.size(), v);
             if (ec != std::errc() || end != s.data() + s.size())
-                bad(field, "expected an integer, got the string \"" + std::string(s.substr(0, 40)) + "\"");
-            return v;
+                bad(field, "expected an integer, got the string \"" + std::string(std::string_view(e).substr(0, 40)) + "\"");
+            return hex ? static_cast<int64_t>(u) : v;  // a handle: keep its bits
         }
         case element_type::NULL_VALUE: return kNoArg;
         default: bad(field, "expected an integer");
