@@ -43,7 +43,7 @@ int run(const AnalyzeArgs& args) {
     options.oracle = op_table_oracle();
 #endif
     const analysis::Report merged = analyze_inputs(inputs, options);
-    if (!args.timeline.empty()) write_original_timeline(inputs, args.traces.front(), args.timeline);
+    if (!args.timeline.empty()) write_original_timeline(inputs, args.timeline);
 
     if (!args.json.empty()) write_output(args.json, analysis::report_to_json(merged, args.top));
     if (args.json != "-") {

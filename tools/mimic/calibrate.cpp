@@ -410,7 +410,7 @@ const Registrar registrar{{
                        "also measure each trace rewritten at these multiples of its batch (e.g. 0.5,2), for "
                        "predict --batch-scale")
             ->delimiter(',')
-            ->check(CLI::PositiveNumber);
+            ->check(above_zero());
         app.add_flag("--no-sweeps", args->no_sweeps,
                      "time only the traces' own ops, not the shape sweep per op family (GEMM, conv, embedding, norms, softmax, "
                      "elementwise, reductions, optimizer updates, copies) that family models fit on");

@@ -12,7 +12,7 @@
 namespace mimic::cli {
 namespace {
 
-TimelineStats write_one(const TraceInput& input, const std::string& given, const std::string& out) {
+TimelineStats write_one(const TraceInput& input, const std::string& out) {
     Trace trace = load_trace(input.trace_path);
     if (!input.meta_path.empty()) apply_recording_meta(trace, input.meta_path);
     TimelineSource source = TimelineSource::Chakra;
@@ -23,26 +23,25 @@ TimelineStats write_one(const TraceInput& input, const std::string& given, const
                      stats.linked, stats.linkable, trace.device_events.size());
         source = TimelineSource::Linked;
     } else if (trace.format != TraceFormat::Chakra) {
-        fail({given, -1, -1, ""}, input.trace_path + " has no profile to take times from: pass --profile");
+        fail({input.trace_path, -1, -1, ""}, "no profile to take times from: pass --profile");
     }
     return write_timeline(trace, out, source);
 }
 
 }  // namespace
 
-OriginalTimeline write_original_timeline(const std::vector<TraceInput>& inputs, const std::string& given,
-                                         const std::string& out) {
+OriginalTimeline write_original_timeline(const std::vector<TraceInput>& inputs, const std::string& out) {
     OriginalTimeline t;
     t.ranks = inputs.size();
     if (inputs.size() == 1) {
-        t.stats = write_one(inputs.front(), given, out);
+        t.stats = write_one(inputs.front(), out);
         return t;
     }
     // Many ranks: each written apart (one trace in memory at a time), then one file.
     std::vector<std::string> parts;
     for (size_t r = 0; r < inputs.size(); ++r) {
         parts.push_back(out + ".part" + std::to_string(r));
-        const TimelineStats s = write_one(inputs[r], given, parts.back());
+        const TimelineStats s = write_one(inputs[r], parts.back());
         t.stats.host_events += s.host_events;
         t.stats.device_events += s.device_events;
         t.stats.flows += s.flows;

@@ -16,9 +16,7 @@ struct OriginalTimeline {
     size_t ranks = 0;
 };
 
-// `given`: what the user named, for errors. Throws mimic::Error naming a trace
-// that has no times to draw.
-OriginalTimeline write_original_timeline(const std::vector<TraceInput>& inputs, const std::string& given,
-                                         const std::string& out);
+// Throws mimic::Error naming a trace that has no times to draw.
+OriginalTimeline write_original_timeline(const std::vector<TraceInput>& inputs, const std::string& out);
 
 }  // namespace mimic::cli

@@ -442,7 +442,7 @@ const Registrar registrar{{
         app.add_option("--batch-scale", args->batch_scale,
                        "what if the batch were X times larger: predict the trace rewritten as `mimic scale --batch X` "
                        "writes it (shapes the cost database has not measured use their family's model)")
-            ->check(CLI::PositiveNumber);
+            ->check(above_zero());
         app.add_option("--timeline", args->timeline,
                        "write the predicted iteration as a Chrome/Perfetto trace (one process per rank); opens beside "
                        "the original's (mimic timeline) and the replay's (mimic replay --timeline)");

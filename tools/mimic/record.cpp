@@ -158,9 +158,9 @@ const Registrar registrar{Command{
         app.add_flag("--force", o->force, "overwrite a previous recording in --out");
         app.add_flag("--list", o->list, "list the built-in workloads");
         app.add_option("--warmup", o->warmup, "untimed iterations before timing (default 3)")
-            ->check(CLI::NonNegativeNumber);
+            ->check(zero_or_more());
         app.add_option("--iters", o->iters, "timed untraced iterations, the ground truth (default 10)")
-            ->check(CLI::PositiveNumber);
+            ->check(above_zero());
         app.add_option("--profiled-iters", o->profiled_iters,
                        "iterations under the profiler, the first the ET's; a replay compares each op with its "
                        "median over them (default 5 per session)")
@@ -170,16 +170,16 @@ const Registrar registrar{Command{
                        "session's per-op medians move with its state (default 3)")
             ->check(CLI::Range(1, 10));
         app.add_option("--nproc", o->nproc, "ranks to launch locally over Gloo (distributed workloads)")
-            ->check(CLI::NonNegativeNumber);
+            ->check(zero_or_more());
         app.add_option("--seed", o->seed, "seed of the built-in workloads (default 0)");
         app.add_option("--threads", o->threads, "torch intra-op threads (default: torch's)")
-            ->check(CLI::NonNegativeNumber);
+            ->check(zero_or_more());
         app.add_option("--label", o->label, "label of the traced iteration (default ProfilerStep#<n>)");
         app.add_option("--pace", o->pace,
                        "after recording, stay and time more untraced iterations in blocks when a benchmark driver "
                        "says so, over the FIFOs PREFIX.go.rankN / PREFIX.done.rankN (bench/replay_paired.py)");
         app.add_option("--timeout", o->timeout_s, "seconds before a distributed recording is stopped (default 600)")
-            ->check(CLI::PositiveNumber);
+            ->check(above_zero());
         app.footer("Example: mimic record --workload cnn --out rec/ && mimic replay rec/   (your own step: --script train.py:make_step)");
         return [o] { return run_record(*o); };
     }}};

@@ -105,15 +105,15 @@ const Registrar registrar{{
         auto a = std::make_shared<ScaleArgs>();
         app.add_option("trace", a->trace, "ET (.json/.json.gz) or a `mimic record` directory")->required();
         app.add_option("--batch", a->batch, "factor: new batch / recorded batch (2 doubles it, 0.5 halves it)")
-            ->check(CLI::PositiveNumber);
+            ->check(above_zero());
         app.add_option("--keep-layers", a->keep_layers,
                        "keep the first K of the model's repeated layers (found from the trace), with their backward and optimizer ops")
-            ->check(CLI::PositiveNumber);
+            ->check(above_zero());
         app.add_option("--batch-size", a->batch_size, "the recorded batch B, when the most common first dimension of the data is not it")
-            ->check(CLI::PositiveNumber);
+            ->check(above_zero());
         app.add_option("--repeat-layers", a->repeat_layers,
                        "make the model K layers deep, the layers past the trace's copies of its last repeated layer")
-            ->check(CLI::PositiveNumber);
+            ->check(above_zero());
         app.add_option("-o,--out", a->out, "output ET (.json or .json.gz)")->required();
         app.add_option("--json", a->json, "also write a summary as JSON to FILE ('-': JSON alone on stdout)");
         app.footer("Example: mimic scale rec/et.json.gz --batch 2 -o batch2x_et.json.gz && mimic replay batch2x_et.json.gz\n"

@@ -24,7 +24,7 @@ struct TimelineArgs {
 int run(const TimelineArgs& args) {
     std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
     apply_profile_option(inputs, args.profile);
-    const OriginalTimeline t = write_original_timeline(inputs, args.trace, args.out);
+    const OriginalTimeline t = write_original_timeline(inputs, args.out);
     std::printf("wrote %s: %zu rank(s), %zu host events, %zu device events, %zu launch arrows, longest span %.3f ms\n",
                 args.out.c_str(), t.ranks, t.stats.host_events, t.stats.device_events, t.stats.flows, t.stats.span_us / 1000.0);
     return 0;
