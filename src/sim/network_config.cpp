@@ -5,24 +5,11 @@
 #include <map>
 #include <sstream>
 
+#include "sim/yaml_line.h"
 #include "support/error.h"
 
 namespace mimic::sim {
 namespace {
-
-std::string trim(std::string s) {
-    const auto comment = s.find('#');
-    if (comment != std::string::npos) s.erase(comment);
-    const auto first = s.find_first_not_of(" \t\r");
-    if (first == std::string::npos) return {};
-    const auto last = s.find_last_not_of(" \t\r");
-    return s.substr(first, last - first + 1);
-}
-
-std::string unquote(std::string s) {
-    if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front()) return s.substr(1, s.size() - 2);
-    return s;
-}
 
 std::vector<std::string> split_flow_list(const std::string& text) {
     std::vector<std::string> items;
@@ -30,8 +17,8 @@ std::vector<std::string> split_flow_list(const std::string& text) {
     std::stringstream in(inner);
     std::string item;
     while (std::getline(in, item, ',')) {
-        item = trim(item);
-        if (!item.empty()) items.push_back(unquote(item));
+        item = yaml_trim(item);
+        if (!item.empty()) items.push_back(yaml_unquote(item));
     }
     return items;
 }
@@ -77,17 +64,17 @@ NetworkConfig parse_network_config(const std::string& text, const std::string& s
     int line_no = 0;
     while (std::getline(in, line)) {
         ++line_no;
-        const std::string t = trim(line);
+        const std::string t = yaml_trim(line);
         if (t.empty() || t == "---") continue;
         if (t[0] == '-') {
             if (open_block.empty()) fail({source, -1, -1, "line " + std::to_string(line_no)}, "list item outside a key");
-            values[open_block].push_back(unquote(trim(t.substr(1))));
+            values[open_block].push_back(yaml_unquote(yaml_trim(t.substr(1))));
             continue;
         }
         const auto colon = t.find(':');
         if (colon == std::string::npos) fail({source, -1, -1, "line " + std::to_string(line_no)}, "expected 'key: value'");
-        const std::string key = trim(t.substr(0, colon));
-        const std::string rest = trim(t.substr(colon + 1));
+        const std::string key = yaml_trim(t.substr(0, colon));
+        const std::string rest = yaml_trim(t.substr(colon + 1));
         open_block.clear();
         if (rest.empty()) {
             open_block = key;
@@ -96,7 +83,7 @@ NetworkConfig parse_network_config(const std::string& text, const std::string& s
             if (rest.back() != ']') fail({source, -1, -1, key}, "unterminated list");
             values[key] = split_flow_list(rest);
         } else {
-            values[key] = {unquote(rest)};
+            values[key] = {yaml_unquote(rest)};
         }
     }
     static const char* const kKnown[] = {"topology", "npus_count", "bandwidth", "latency"};

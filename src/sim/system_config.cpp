@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "sim/yaml_line.h"
 #include "support/error.h"
 #include "support/json_file.h"
 
@@ -96,18 +97,13 @@ std::map<int64_t, std::string> read_per_node_custom(const std::string& file, con
     int number = 0;
     while (std::getline(in, line)) {
         ++number;
-        if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
-        const auto first = line.find_first_not_of(" \t\r");
-        if (first == std::string::npos || line.compare(first, 3, "---") == 0) continue;
+        line = yaml_trim(line);
+        if (line.empty() || line.rfind("---", 0) == 0) continue;
         const auto colon = line.find(':');
         const std::string where = file + " line " + std::to_string(number);
         if (colon == std::string::npos) fail({source, -1, -1, key}, where + ": expected 'NODE_ID: PATH_PREFIX'");
-        auto strip = [](std::string s) {
-            const auto a = s.find_first_not_of(" \t\r\"'");
-            const auto b = s.find_last_not_of(" \t\r\"'");
-            return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
-        };
-        const std::string id_text = strip(line.substr(0, colon)), prefix = strip(line.substr(colon + 1));
+        const std::string id_text = yaml_unquote(yaml_trim(line.substr(0, colon)));
+        const std::string prefix = yaml_unquote(yaml_trim(line.substr(colon + 1)));
         int64_t id = 0;
         try {
             size_t used = 0;

@@ -24,24 +24,18 @@ std::vector<Command>& commands();
 
 // Number checks with plain messages ("must be above 0, not 0"), where
 // CLI11's own print the range up to the largest double.
-inline CLI::Validator above_zero() {
+inline CLI::Validator number_at_least_zero(bool zero_allowed) {
     return CLI::Validator(
-        [](std::string& text) -> std::string {
+        [zero_allowed](std::string& text) -> std::string {
             double v = 0;
             if (!CLI::detail::lexical_cast(text, v)) return "'" + text + "' is not a number";
-            return v > 0 ? std::string() : "must be above 0, not " + text;
+            if (zero_allowed ? v >= 0 : v > 0) return std::string();
+            return std::string(zero_allowed ? "must be 0 or more" : "must be above 0") + ", not " + text;
         },
-        "NUMBER > 0");
+        zero_allowed ? "NUMBER >= 0" : "NUMBER > 0");
 }
-inline CLI::Validator zero_or_more() {
-    return CLI::Validator(
-        [](std::string& text) -> std::string {
-            double v = 0;
-            if (!CLI::detail::lexical_cast(text, v)) return "'" + text + "' is not a number";
-            return v >= 0 ? std::string() : "must be 0 or more, not " + text;
-        },
-        "NUMBER >= 0");
-}
+inline CLI::Validator above_zero() { return number_at_least_zero(false); }
+inline CLI::Validator zero_or_more() { return number_at_least_zero(true); }
 
 struct Registrar {
     explicit Registrar(Command c) { commands().push_back(std::move(c)); }

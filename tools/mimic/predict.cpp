@@ -224,7 +224,7 @@ int run_ranks(const PredictArgs& args, const model::CostDb& db) {
 int run(const PredictArgs& args) {
     const std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
     for (const TraceInput& in : inputs)
-        if (in.profile_path == in.trace_path)
+        if (in.is_profile_alone())
             fail({in.trace_path, -1, -1, ""},
                  "a profile alone has no operator inputs to cost; predict needs the execution trace (give the ET, with "
                  "--profile for a GPU trace's kernels)");

@@ -39,7 +39,7 @@ analysis::Report analyze_input(const TraceInput& input, const analysis::Analysis
     print_warnings(trace);
     analysis::Report report = analysis::analyze(trace, options);
     report.link = std::move(link);
-    if (input.profile_path == input.trace_path)
+    if (input.is_profile_alone())
         for (analysis::InputSummary& in : report.inputs) in.profile_pairing = "itself: a profile alone, with no execution trace (its ops have no inputs)";
     else if (!input.pairing.empty())
         for (analysis::InputSummary& in : report.inputs) in.profile_pairing = input.profile_path + " by " + input.pairing;

@@ -134,7 +134,7 @@ void expand_files(const fs::path& dir, const std::vector<std::string>& names, st
     for (TraceInput& t : ets) out.push_back(std::move(t));
     // Profiles with no ET at all: each is a trace of its own, timed by itself.
     if (ets.empty())
-        for (const std::string& p : profiles) out.push_back({p, p, "", "the profile itself (no execution trace)"});
+        for (const std::string& p : profiles) out.push_back(TraceInput::profile_alone(p));
 }
 
 void expand_directory(const fs::path& dir, std::vector<TraceInput>& out) {
@@ -182,7 +182,7 @@ std::vector<TraceInput> expand_trace_inputs(const std::vector<std::string>& path
         if (fs::is_directory(st))
             expand_directory(path, out);
         else if (detect_file_kind(path) == FileKind::KinetoJson)
-            out.push_back({path, path, "", "the profile itself (no execution trace)"});
+            out.push_back(TraceInput::profile_alone(path));
         else
             out.push_back({path, "", "", ""});
     }

@@ -20,6 +20,11 @@ struct TraceInput {
     // How a directory's profile was paired with this trace: "rank (distributedInfo)",
     // "rank (file names)", "pid", "the only profile beside it"; "" when given or recorded.
     std::string pairing;
+
+    // A profiler trace with no ET: read as a trace of its own
+    // (io/kineto/profile_skeleton.h) and timed by itself.
+    static TraceInput profile_alone(const std::string& path) { return {path, path, "", "the profile itself (no execution trace)"}; }
+    bool is_profile_alone() const { return !profile_path.empty() && profile_path == trace_path; }
 };
 
 // Files are taken as they are; directories are expanded (ranks in numeric

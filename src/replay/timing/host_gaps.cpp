@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "support/median.h"
+#include "support/text.h"
 
 namespace mimic::replay {
 
@@ -27,7 +28,7 @@ std::vector<double> collective_work_ends_us(const ProfileTrace& profile) {
     std::vector<double> ends;
     for (const HostEvent& e : profile.host) {
         const std::string_view name = profile.strings.view(e.name);
-        if (name.rfind("gloo:", 0) == 0 || name.rfind("nccl:", 0) == 0) ends.push_back(e.end_us());
+        if (starts_with(name, "gloo:") || starts_with(name, "nccl:")) ends.push_back(e.end_us());
     }
     std::sort(ends.begin(), ends.end());
     return ends;
