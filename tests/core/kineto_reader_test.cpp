@@ -173,8 +173,10 @@ TEST(KinetoReader, ReadsTheLegacyProfilersExport) {
 ])"));
     ASSERT_EQ(p.host.size(), 4u);
     EXPECT_EQ(p.str(p.host[3].name), "Optimizer.zero_grad#SGD.zero_grad");
-    EXPECT_DOUBLE_EQ(p.host[3].ts_us, 217);
-    EXPECT_DOUBLE_EQ(p.host[3].dur_us, 261);
+    // Each written whole microsecond is the true time cut down: half a microsecond back.
+    EXPECT_DOUBLE_EQ(p.host[3].ts_us, 217.5);
+    EXPECT_DOUBLE_EQ(p.host[3].dur_us, 261.5);
+    EXPECT_EQ(p.stats.whole_microsecond_events, 5u);
     ASSERT_EQ(p.device.size(), 1u);
     EXPECT_EQ(p.device[0].kind, DeviceKind::Kernel);
     EXPECT_EQ(p.flows.size(), 1u);

@@ -90,6 +90,7 @@ struct ProfileReadStats {
     uint64_t counter_events = 0;    // ph "C"
     uint64_t other_events = 0;      // complete events of other categories, other phases
     uint64_t negative_durations = 0;  // events skipped for a negative "dur"
+    uint64_t whole_microsecond_events = 0;  // the legacy export's truncated times, given half a microsecond back
     // How the profiler was set up: host ops with input shapes, "[memory]" records.
     uint64_t events_with_shapes = 0;
     uint64_t memory_events = 0;
