@@ -43,6 +43,8 @@ def main():
             rec = os.path.join(out_dir, f"{model}_t{threads}")
             truth = record(model, rec, threads, profiler_step=k % 2 == 1)
             rep = run_json([mimic, "replay", rec, "--threads", str(threads), "--json", "-"], threads_env(threads))
+            with open(os.path.join(out_dir, f"replay_{model}_t{threads}.json"), "w") as f:
+                json.dump(rep, f)
             blas = blas or (rep.get("machines", {}).get("replay") or {}).get("blas", {}).get("config")
             gaps = rep["host_gap_model"]
             rows.append({"model": model, "threads": threads, "profiler_step": truth["profiler_step"],
