@@ -388,14 +388,31 @@ void Replayer::verify_outputs(const Step& step) {
 // transformer's iterations ~1 ms longer than its ops and gaps.
 double Replayer::gap_clock_us() const { return gap_cpu_share_ > 0 ? thread_cpu_us() : wall_us(); }
 
+// Where the replayer's own work between two ops outlasts the gap (ops of a
+// microsecond that the original called back to back from C++, in autograd's
+// engine), the excess is taken off the gaps that follow, so that the
+// iteration spends the sum of the gaps, not the sum of each gap or the
+// replayer's work, whichever is longer. Measured on a hand-unrolled GRU
+// (449 ops, 1.7 ms) recorded by PyTorch's tools: the replayer's work was
+// 0.36 us per op, 0.14 ms of it beyond the gaps it fell in; the replay went
+// from +45% to +24% of the untraced step (16 such models, replays taken in
+// turns with the build before: 5.9% -> 5.6% geometric mean).
 void Replayer::spin_pending_gap(bool waited) {
     if (pending_gap_us_ < 0) return;
     // A wait ends where the original's host work began: DDP's reducer
     // waits inside backward(), before Python returns to the optimizer.
-    if (waited) gap_from_us_ = gap_clock_us();
-    const double gap = pending_gap_us_;
+    if (waited) {
+        gap_from_us_ = gap_clock_us();
+        gap_overrun_us_ = 0;
+    }
+    const double gap = pending_gap_us_ * (gap_cpu_share_ > 0 ? gap_cpu_share_ : 1.0);
     pending_gap_us_ = -1;
-    spend_gap(gap, gap_from_us_);
+    const double until = gap_from_us_ + gap - gap_overrun_us_;
+    const double now = gap_clock_us();
+    gap_overrun_us_ = std::max(0.0, now - until);
+    if (now >= until) return;
+    if (!host_work_) host_work_ = std::make_unique<HostWork>();
+    host_work_->until([this] { return gap_clock_us(); }, until);
 }
 
 void Replayer::spend_gap(double gap_us, double from_us) {
@@ -515,6 +532,7 @@ double Replayer::run_iteration(const std::vector<double>& gaps_us, std::vector<i
     if (options_.groups) options_.groups->barrier();  // ranks start each iteration together
     const auto t0 = Clock::now();
     gaps_running_ = gaps;
+    gap_overrun_us_ = 0;
     if (gaps) gap_from_us_ = gap_clock_us();  // the first op's gap counts from the iteration's start
     for (size_t s = 0; s < steps_.size(); ++s) {
         Step& step = steps_[s];

@@ -175,6 +175,9 @@ private:
     bool gaps_running_ = false;
     double pending_gap_us_ = -1;
     double gap_from_us_ = 0;
+    // The replayer's own work between two ops beyond the gaps it already
+    // outlasted, on gap_clock_us(): the next gaps are that much shorter.
+    double gap_overrun_us_ = 0;
     std::unique_ptr<HostWork> host_work_;  // what a gap is spent on (host_work.h)
     std::unique_ptr<CacheSweep> cache_sweep_;  // after each restore (cache_sweep.h)
     std::vector<int64_t> fresh_pages_;
