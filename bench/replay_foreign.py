@@ -20,9 +20,11 @@ from benchlib.commands import run, run_json, threads_env
 from benchlib.stats import error_pct, geomean_of_known
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
-# A CNN, a depthwise CNN, an LSTM language model, a transformer with AdamW, an MLP and an
-# embedding-bag recommender (bench/heldout_models.py, tests/python/batch_models.py).
-MODELS = os.environ.get("MODELS", "resnet18 mobilenet lstm_lm gpt mlp recsys").split()
+# The six kinds the issue names first (a CNN, a depthwise CNN, an LSTM language model, a
+# transformer with AdamW, an MLP, an embedding-bag recommender), then the other held-out models
+# (bench/heldout_models.py, tests/python/batch_models.py).
+MODELS = os.environ.get("MODELS", "resnet18 mobilenet lstm_lm gpt mlp recsys gru_seq unet vit tcn dcgan gnn "
+                                  "seq2seq mixer cnn transformer").split()
 
 
 def record(model, out, threads, profiler_step):
