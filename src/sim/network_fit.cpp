@@ -253,10 +253,8 @@ std::string fitted_system_json(const NetworkFitParams& p) {
     w.field("endpoint-delay", static_cast<long long>(std::llround(std::max(1.0, p.endpoint_delay_ns))));
     w.field("active-chunks-per-dimension", 1);
     w.field("preferred-dataset-splits", 1);
-    static const char* const kKeys[kCollectiveKinds] = {"all-reduce-implementation", "reduce-scatter-implementation",
-                                                        "all-gather-implementation", "all-to-all-implementation"};
     for (int c = 0; c < kCollectiveKinds; ++c) {
-        w.key(kKeys[c]).begin_array();
+        w.key(implementation_key(static_cast<CollectiveKind>(c))).begin_array();
         w.value(algorithm_name(p.implementation[c]));
         w.end_array();
     }

@@ -33,20 +33,19 @@ const char* type_name(ChakraNodeType t) {
 // The implementations each collective runs with, one per network dimension,
 // and the warnings for what mimic does differently from ASTRA-sim.
 void settle_implementations(SharedSetup& setup, std::vector<std::string>& warnings) {
-    static const char* const kKeys[kCollectiveKinds] = {"all-reduce-implementation", "reduce-scatter-implementation",
-                                                        "all-gather-implementation", "all-to-all-implementation"};
     const size_t dims = setup.network.dims.size();
     for (int c = 0; c < kCollectiveKinds; ++c) {
+        const char* const key = implementation_key(static_cast<CollectiveKind>(c));
         auto impls = setup.system.implementations[c];
         const std::string& src = setup.system.source;
         if (impls.empty()) continue;  // an error only if the workload runs this collective
         bool flat = false;
         for (const auto& i : impls) flat = flat || i.flat();
         if (impls.size() > dims && !flat)
-            fail({src, -1, -1, kKeys[c]}, "lists " + std::to_string(impls.size()) + " implementations for a network of " +
+            fail({src, -1, -1, key}, "lists " + std::to_string(impls.size()) + " implementations for a network of " +
                                               std::to_string(dims) + " dimensions");
         if (impls.size() < dims && !flat) {
-            warnings.push_back(src + ": '" + kKeys[c] + "' lists " + std::to_string(impls.size()) + " implementation(s) for " +
+            warnings.push_back(src + ": '" + key + "' lists " + std::to_string(impls.size()) + " implementation(s) for " +
                                std::to_string(dims) + " network dimensions; mimic uses '" + algorithm_name(impls.back().kind) +
                                "' for the rest (ASTRA-sim silently runs the collective on the first dimensions only)");
             while (impls.size() < dims) impls.push_back(impls.back());
@@ -168,6 +167,36 @@ std::string obstacle_in(const SimulationInput& input, const SharedSetup& setup) 
     return "";
 }
 
+bool power_of_two(size_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
+// Where a deadlock's cause is a setting, not the trace: halving-doubling
+// pairs NPU i with i +- 2^k, so over a ring whose size is not a power of two
+// some NPUs wait for partners that never send to them (ASTRA-sim hangs there
+// too: exit 0 with "unreleased nodes"). "" when no such ring is configured.
+std::string uneven_halving_doubling(const SharedSetup& setup) {
+    std::string rings;
+    const auto add = [&](int c, const std::string& where, size_t npus) {
+        if (power_of_two(npus)) return;
+        rings += std::string(rings.empty() ? "" : "; ") + implementation_key(static_cast<CollectiveKind>(c)) + ": " + where +
+                 " (" + std::to_string(npus) + " NPUs)";
+    };
+    for (int c = 0; c < kCollectiveKinds; ++c) {
+        const std::vector<CollectiveImpl>& impls = setup.impls[c];
+        for (size_t d = 0; d < impls.size(); ++d) {
+            const AlgorithmKind k = impls[d].kind;
+            if (k == AlgorithmKind::OneHalvingDoubling) add(c, "oneHalvingDoubling over every NPU", size_t(setup.total_npus));
+            if (k == AlgorithmKind::HalvingDoubling && d < setup.network.dims.size())
+                add(c, "halvingDoubling on dimension " + std::to_string(d), size_t(setup.network.dims[d].npus));
+            if ((k == AlgorithmKind::HalvingDoubling || k == AlgorithmKind::OneHalvingDoubling) && d == 0)
+                for (const auto& [id, members] : setup.comm_groups)
+                    add(c, "halving-doubling in communicator group " + std::to_string(id), members.size());
+        }
+    }
+    if (rings.empty()) return "";
+    return setup.system.source + ": halving-doubling pairs NPUs by powers of two, so some wait for partners that never "
+           "send on " + rings + "; use ring or direct there (ASTRA-sim hangs on it as well)";
+}
+
 SharedSetup make_setup(const SimulationInput& input, std::vector<std::string>& warnings) {
     SharedSetup setup;
     setup.network = input.network;
@@ -280,6 +309,10 @@ SimulationResult simulate(const SimulationInput& input, const SimulationOptions&
                                     std::to_string(p.dst) + " (" + std::to_string(p.size) + " B, " + what + ") has no matching " +
                                     (p.send_side ? "receive" : "send"));
         }
+    }
+    if (!result.errors.empty()) {
+        const std::string cause = uneven_halving_doubling(setup);
+        if (!cause.empty()) result.errors.push_back(cause);
     }
     if (options.record_spans) {
         for (const auto& w : workloads)

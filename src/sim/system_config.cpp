@@ -49,12 +49,9 @@ CollectiveImpl impl_of(const std::string& text, const std::string& source, const
     return impl;
 }
 
-const char* const kImplKeys[kCollectiveKinds] = {"all-reduce-implementation", "reduce-scatter-implementation",
-                                                 "all-gather-implementation", "all-to-all-implementation"};
-
 int custom_key_kind(const std::string& key) {
     for (int c = 0; c < kCollectiveKinds; ++c)
-        if (key == std::string(kImplKeys[c]) + "-custom") return c;
+        if (key == std::string(implementation_key(static_cast<CollectiveKind>(c))) + "-custom") return c;
     return -1;
 }
 
@@ -124,6 +121,12 @@ bool SystemConfig::any_custom() const {
     for (const auto& prefix : custom_implementations)
         if (!prefix.empty()) return true;
     return !per_node_custom.empty();
+}
+
+const char* implementation_key(CollectiveKind kind) {
+    static const char* const kKeys[kCollectiveKinds] = {"all-reduce-implementation", "reduce-scatter-implementation",
+                                                        "all-gather-implementation", "all-to-all-implementation"};
+    return kKeys[static_cast<int>(kind)];
 }
 
 const char* collective_name(CollectiveKind kind) {
@@ -216,7 +219,7 @@ SystemConfig parse_system_config(const std::string& text, const std::string& sou
         } else {
             bool impl_key = false;
             for (int c = 0; c < kCollectiveKinds; ++c) {
-                if (key != kImplKeys[c]) continue;
+                if (key != implementation_key(static_cast<CollectiveKind>(c))) continue;
                 impl_key = true;
                 simdjson::dom::array list;
                 if (value.get(list) != simdjson::SUCCESS) fail({source, -1, -1, key}, "expected a list of implementations");

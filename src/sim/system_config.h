@@ -11,6 +11,8 @@ namespace mimic::sim {
 enum class CollectiveKind : uint8_t { AllReduce, ReduceScatter, AllGather, AllToAll };
 inline constexpr int kCollectiveKinds = 4;
 const char* collective_name(CollectiveKind kind);
+// The system file's key for its implementations: "all-reduce-implementation".
+const char* implementation_key(CollectiveKind kind);
 
 enum class AlgorithmKind : uint8_t { Ring, OneRing, Direct, OneDirect, HalvingDoubling, OneHalvingDoubling, DoubleBinaryTree };
 const char* algorithm_name(AlgorithmKind kind);

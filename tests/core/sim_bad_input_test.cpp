@@ -80,6 +80,32 @@ TEST(SimBadInput, RanksDisagreeingOnACollectiveSizeDoNotHang) {
     EXPECT_NE(r.errors[0].find("COMM_COLL node 0"), std::string::npos) << r.errors[0];
 }
 
+// Halving-doubling over 3 NPUs pairs some with partners that never send to
+// them: the run ends with the waiting ranks named and the setting to change.
+TEST(SimBadInput, HalvingDoublingOverANonPowerOfTwoRingNamesTheSetting) {
+    std::string prefix;
+    for (int r = 0; r < 3; ++r)
+        prefix = write_rank("sim_hd3", r, {node(0, "COMM_COLL_NODE", "", int_attr("comm_type", 0) + int_attr("comm_size", 1 << 20))});
+    SimulationInput in;
+    std::vector<std::string> w;
+    in.network = parse_network_config("topology: [ Ring ]\nnpus_count: [ 3 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n", "net.yml", w);
+    in.system = parse_system_config(R"({"scheduling-policy": "LIFO", "endpoint-delay": 10, "preferred-dataset-splits": 1,
+        "all-reduce-implementation": ["halvingDoubling"], "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
+        "all-to-all-implementation": ["ring"], "collective-optimization": "localBWAware", "local-mem-bw": 1600})",
+                                    "hd3.json", w);
+    in.graphs = read_workload_prefix(prefix, 3);
+    const SimulationResult r = simulate(in);
+    ASSERT_FALSE(r.errors.empty());
+    EXPECT_NE(r.errors.back().find("hd3.json: halving-doubling pairs NPUs by powers of two"), std::string::npos) << r.errors.back();
+    EXPECT_NE(r.errors.back().find("all-reduce-implementation: halvingDoubling on dimension 0 (3 NPUs)"), std::string::npos) << r.errors.back();
+    // Over 4 NPUs the same setting runs, and no such line is added.
+    for (int r4 = 0; r4 < 4; ++r4)
+        prefix = write_rank("sim_hd4", r4, {node(0, "COMM_COLL_NODE", "", int_attr("comm_type", 0) + int_attr("comm_size", 1 << 20))});
+    in.network = parse_network_config("topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n", "net.yml", w);
+    in.graphs = read_workload_prefix(prefix, 4);
+    EXPECT_TRUE(simulate(in).errors.empty());
+}
+
 TEST(SimBadInput, MissingRankFileIsNamed) {
     const std::string prefix = write_rank("sim_missing_rank", 0, {node(0, "COMP_NODE", "", "", 5)});
     const std::string msg = message_of([&] { two_ranks(prefix); });
