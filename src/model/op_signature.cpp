@@ -9,6 +9,7 @@
 #include "io/chakra/chakra_flops.h"
 #include "io/chakra/chakra_values.h"
 #include "model/op_family.h"
+#include "trace/split_pieces.h"
 
 namespace mimic::model {
 namespace {
@@ -74,7 +75,7 @@ void append_value(const Trace& trace, const Value& v, std::string& out, int dept
 // touches a few thousand rows. Known by argument name, so nullopt when the
 // schema does not name every argument or the op is not a forward lookup.
 std::optional<uint64_t> embedding_lookup_bytes(const Trace& trace, const Node& node) {
-    const std::string_view name = trace.name(node);
+    const std::string_view name = split_piece_base(trace.name(node));
     if (family_of(name) != OpFamily::Embedding || name.find("backward") != std::string_view::npos) return std::nullopt;
     const std::vector<std::string_view> args = analysis::schema_argument_names(trace.str(node.op_schema));
     if (args.empty() || args.size() != node.inputs.count) return std::nullopt;
@@ -111,7 +112,7 @@ std::optional<uint64_t> embedding_lookup_bytes(const Trace& trace, const Node& n
 }  // namespace
 
 std::string op_signature(const Trace& trace, const Node& node) {
-    std::string out(trace.name(node));
+    std::string out(split_piece_base(trace.name(node)));
     out += '(';
     for (uint32_t i = 0; i < node.inputs.count; ++i) {
         if (i) out += ',';
@@ -123,7 +124,7 @@ std::string op_signature(const Trace& trace, const Node& node) {
 
 OpFacts op_facts(const Trace& trace, const Node& node) {
     OpFacts f;
-    f.name = std::string(trace.name(node));
+    f.name = std::string(split_piece_base(trace.name(node)));
     f.signature = op_signature(trace, node);
     f.flops = op_flops(trace, node);
     // An output on an input's storage is that input, not new memory: an

@@ -5,6 +5,7 @@
 #include "io/chakra/chakra_convert.h"
 #include "model/op_signature.h"
 #include "support/text.h"
+#include "trace/split_pieces.h"
 
 namespace mimic::model {
 namespace {
@@ -54,7 +55,7 @@ double predicted_op_us(const Trace& trace, uint32_t node, const CostModel& costs
     const OpFacts facts = op_facts(trace, trace.nodes[node]);
     const CostEstimate est = costs.estimate(facts);
     return est.time_us + fresh_output_fault_us(facts, host) +
-           host.before(std::string(trace.name(trace.nodes[node])), runs_under_autograd(trace, node));
+           host.before(facts.name, runs_under_autograd(trace, node));
 }
 
 std::vector<TopLevelOp> top_level_ops(const Trace& trace, std::string* iteration) {
@@ -66,9 +67,11 @@ std::vector<TopLevelOp> top_level_ops(const Trace& trace, std::string* iteration
     }
     if (iteration) *iteration = name;
     const ChakraPlan plan = plan_chakra_nodes(trace);
+    const std::vector<uint8_t> later_piece = later_split_pieces(trace);  // costed once, at the first
     std::vector<TopLevelOp> out;
     for (const ChakraPlanNode& p : plan.nodes) {
         if (p.source == UINT32_MAX) continue;  // device events: not on this CPU
+        if (later_piece[p.source]) continue;
         const uint64_t id = trace.nodes[p.source].id.value;
         if (id < lo || id > hi) continue;
         out.push_back({p.source, runs_under_autograd(trace, p.source)});

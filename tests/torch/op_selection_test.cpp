@@ -7,6 +7,7 @@
 #include "replay/exec/op_selection.h"
 #include "recorded_et_samples.h"
 #include "test_support.h"
+#include "trace/split_pieces.h"
 
 namespace mimic::replay {
 namespace {
@@ -66,6 +67,24 @@ TEST(OpSelection, AC10dOpFiledUnderTheLastOneIsStillACall) {
     Selection sel;
     EXPECT_EQ(selected_ids(t, sel), (std::vector<uint64_t>{589, 640, 648}));
     EXPECT_EQ(sel.collectives.size(), 2u);
+}
+
+// A Chakra file from the converter that cut CPU ops at each GPU launch
+// (trace/split_pieces.h): each call replays once, at its first piece.
+TEST(OpSelection, AChakraOpCutIntoPiecesRunsOnce) {
+    MIMIC_REQUIRE_TRACE("chakra/feeder_sample.0.et");
+    const Trace t = load_trace(testing::trace_path("chakra/feeder_sample.0.et"));
+    SelectionOptions all;
+    all.iteration = "all";
+    const Selection sel = select_ops(t, all);
+    const std::vector<uint8_t> later = later_split_pieces(t);
+    size_t first_pieces = 0;
+    for (NodeIndex n : sel.ops) {
+        EXPECT_FALSE(later[n.value]) << t.name(t.nodes[n.value]);
+        first_pieces += t.name(t.nodes[n.value]).size() > 3 && t.name(t.nodes[n.value]).substr(t.name(t.nodes[n.value]).size() - 3) == "(0)";
+    }
+    EXPECT_GT(first_pieces, 800u);
+    for (const Excluded& e : sel.excluded) EXPECT_FALSE(later[e.node.value]);
 }
 
 }  // namespace

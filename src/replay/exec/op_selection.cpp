@@ -1,6 +1,7 @@
 #include "replay/exec/op_selection.h"
 
 #include "support/error.h"
+#include "trace/split_pieces.h"
 
 namespace mimic::replay {
 namespace {
@@ -104,8 +105,11 @@ Selection select_ops(const Trace& trace, const SelectionOptions& options) {
         calls = analysis::schedule_collectives(trace, range, options.python_calls);
         for (size_t k = 0; k < calls.size(); ++k) call_of[calls[k].node.value] = int32_t(k);
     }
+    // The op runs once, at its first piece (trace/split_pieces.h).
+    const std::vector<uint8_t> later_piece = later_split_pieces(trace);
     for (NodeIndex i : range) {
         const Node& n = trace.nodes[i.value];
+        if (later_piece[i.value]) continue;
         const bool call = options.collectives && call_of[i.value] >= 0;
         std::string name(trace.name(n));
         const bool collective = call || name.rfind("c10d::", 0) == 0;
