@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "trace/split_pieces.h"
+
 namespace mimic::analysis {
 
 ReplayCoverage replay_coverage(const Trace& trace, const std::vector<NodeClass>& classes,
@@ -12,8 +14,9 @@ ReplayCoverage replay_coverage(const Trace& trace, const std::vector<NodeClass>&
     // A trace repeats a few hundred schemas over many nodes: ask once per schema.
     std::unordered_map<StrId, bool> registered;
     std::unordered_map<StrId, uint64_t> blocked_by_name;
+    const std::vector<uint8_t> later_piece = later_split_pieces(trace);  // replayed with the call's first piece
     for (NodeIndex n : nesting.order) {
-        if (!is_top_level_operator(nesting, n) || !classes[n.value].is_host_operator()) continue;
+        if (!is_top_level_operator(nesting, n) || !classes[n.value].is_host_operator() || later_piece[n.value]) continue;
         const Node& node = trace.nodes[n.value];
         ++cov.total;
         bool ok = false;

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 
 #include "analysis/node_times.h"
 #include "analysis/op_nesting.h"
+#include "trace/split_pieces.h"
 
 namespace mimic::analysis {
 namespace {
@@ -61,29 +63,34 @@ Report analyze(const Trace& trace, const AnalysisOptions& options) {
     r.time_source = std::string(time_source_key(times.source()));
     r.timed = times.timed();
 
-    std::unordered_map<StrId, OperatorStats> by_name;
+    // Keyed by the op's own name: the pieces a Chakra converter cut one call
+    // into (trace/split_pieces.h) are that one call, their times its time.
+    std::unordered_map<std::string_view, OperatorStats> by_name;
+    const std::vector<uint8_t> later_piece = later_split_pieces(trace);
     for (NodeIndex n : nesting.order) {
         const Node& node = trace.nodes[n.value];
         const OpCategory cat = classes[n.value].category;
         const NodeIndex owner = nesting.top_level_owner[n.value];
         CategoryStats& own = r.categories[static_cast<size_t>(cat)];
         ++own.count;
-        if (owner == n || owner == kNoNode) ++own.top_level;
+        if ((owner == n || owner == kNoNode) && !later_piece[n.value]) ++own.top_level;
         const double self = times.self_us(n);
         const OpCategory charged = owner == kNoNode ? cat : classes[owner.value].category;
         r.categories[static_cast<size_t>(charged)].self_us += self;
         r.total_self_us += self;
-        if (!trace.str(node.op_schema).empty()) ++r.operators_with_schema;
+        if (!trace.str(node.op_schema).empty() && !later_piece[n.value]) ++r.operators_with_schema;
         if (!classes[n.value].is_host_operator()) continue;
-        ++r.operators;
-        if (owner == n) ++r.top_level_operators;
-        OperatorStats& op = by_name[node.name];
-        if (op.count == 0) {
-            op.name = std::string(trace.name(node));
+        const std::string_view name = split_piece_base(trace.name(node));
+        OperatorStats& op = by_name[name];
+        if (op.name.empty()) {
+            op.name = std::string(name);
             op.category = cat;
         }
-        ++op.count;
         op.self_us += self;
+        if (later_piece[n.value]) continue;
+        ++r.operators;
+        if (owner == n) ++r.top_level_operators;
+        ++op.count;
     }
     r.operators_by_time.reserve(by_name.size());
     for (auto& [id, stats] : by_name) r.operators_by_time.push_back(std::move(stats));
