@@ -1,6 +1,7 @@
 #include "analysis/replayability.h"
 
 #include <algorithm>
+#include <string_view>
 #include <unordered_map>
 
 #include "trace/split_pieces.h"
@@ -13,7 +14,7 @@ ReplayCoverage replay_coverage(const Trace& trace, const std::vector<NodeClass>&
     cov.kernels_checked = static_cast<bool>(oracle);
     // A trace repeats a few hundred schemas over many nodes: ask once per schema.
     std::unordered_map<StrId, bool> registered;
-    std::unordered_map<StrId, uint64_t> blocked_by_name;
+    std::unordered_map<std::string_view, uint64_t> blocked_by_name;  // by the op's own name
     const std::vector<uint8_t> later_piece = later_split_pieces(trace);  // replayed with the call's first piece
     for (NodeIndex n : nesting.order) {
         if (!is_top_level_operator(nesting, n) || !classes[n.value].is_host_operator() || later_piece[n.value]) continue;
@@ -37,9 +38,9 @@ ReplayCoverage replay_coverage(const Trace& trace, const std::vector<NodeClass>&
         if (ok)
             ++cov.replayable;
         else
-            ++blocked_by_name[node.name];
+            ++blocked_by_name[split_piece_base(trace.name(node))];
     }
-    for (const auto& [name, count] : blocked_by_name) cov.blockers.emplace_back(std::string(trace.str(name)), count);
+    for (const auto& [name, count] : blocked_by_name) cov.blockers.emplace_back(std::string(name), count);
     std::sort(cov.blockers.begin(), cov.blockers.end(),
               [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
     if (cov.blockers.size() > max_blockers) cov.blockers.resize(max_blockers);

@@ -34,17 +34,25 @@ std::string write_rank(const std::string& dir, int rank, const std::vector<std::
     return prefix;
 }
 
-SimulationInput two_ranks(const std::string& prefix) {
+// `npus` ranks on one dimension of `topology`; every collective runs `ring`
+// but all-reduce, which runs `all_reduce`.
+SimulationInput one_dimension(const std::string& prefix, int npus, const std::string& topology = "Switch",
+                              const std::string& all_reduce = "ring", const std::string& system_file = "sys.json") {
     SimulationInput in;
     std::vector<std::string> w;
-    in.network = parse_network_config("topology: [ Switch ]\nnpus_count: [ 2 ]\nbandwidth: [ 100 ]\nlatency: [ 500 ]\n", "net.yml", w);
+    in.network = parse_network_config("topology: [ " + topology + " ]\nnpus_count: [ " + std::to_string(npus) +
+                                          " ]\nbandwidth: [ 100 ]\nlatency: [ 500 ]\n",
+                                      "net.yml", w);
     in.system = parse_system_config(R"({"scheduling-policy": "LIFO", "endpoint-delay": 10, "preferred-dataset-splits": 1,
-        "all-reduce-implementation": ["ring"], "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
-        "all-to-all-implementation": ["ring"], "collective-optimization": "localBWAware", "local-mem-bw": 1600})",
-                                    "sys.json", w);
-    in.graphs = read_workload_prefix(prefix, 2);
+        "all-reduce-implementation": [")" + all_reduce + R"("], "all-gather-implementation": ["ring"],
+        "reduce-scatter-implementation": ["ring"], "all-to-all-implementation": ["ring"],
+        "collective-optimization": "localBWAware", "local-mem-bw": 1600})",
+                                    system_file, w);
+    in.graphs = read_workload_prefix(prefix, npus);
     return in;
 }
+
+SimulationInput two_ranks(const std::string& prefix) { return one_dimension(prefix, 2); }
 
 std::string message_of(const std::function<void()>& f) { return testing::error_message_of(f); }
 
@@ -86,14 +94,7 @@ TEST(SimBadInput, HalvingDoublingOverANonPowerOfTwoRingNamesTheSetting) {
     std::string prefix;
     for (int r = 0; r < 3; ++r)
         prefix = write_rank("sim_hd3", r, {node(0, "COMM_COLL_NODE", "", int_attr("comm_type", 0) + int_attr("comm_size", 1 << 20))});
-    SimulationInput in;
-    std::vector<std::string> w;
-    in.network = parse_network_config("topology: [ Ring ]\nnpus_count: [ 3 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n", "net.yml", w);
-    in.system = parse_system_config(R"({"scheduling-policy": "LIFO", "endpoint-delay": 10, "preferred-dataset-splits": 1,
-        "all-reduce-implementation": ["halvingDoubling"], "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
-        "all-to-all-implementation": ["ring"], "collective-optimization": "localBWAware", "local-mem-bw": 1600})",
-                                    "hd3.json", w);
-    in.graphs = read_workload_prefix(prefix, 3);
+    SimulationInput in = one_dimension(prefix, 3, "Ring", "halvingDoubling", "hd3.json");
     const SimulationResult r = simulate(in);
     ASSERT_FALSE(r.errors.empty());
     EXPECT_NE(r.errors.back().find("hd3.json: halving-doubling pairs NPUs by powers of two"), std::string::npos) << r.errors.back();
@@ -101,8 +102,7 @@ TEST(SimBadInput, HalvingDoublingOverANonPowerOfTwoRingNamesTheSetting) {
     // Over 4 NPUs the same setting runs, and no such line is added.
     for (int r4 = 0; r4 < 4; ++r4)
         prefix = write_rank("sim_hd4", r4, {node(0, "COMM_COLL_NODE", "", int_attr("comm_type", 0) + int_attr("comm_size", 1 << 20))});
-    in.network = parse_network_config("topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n", "net.yml", w);
-    in.graphs = read_workload_prefix(prefix, 4);
+    in = one_dimension(prefix, 4, "Ring", "halvingDoubling", "hd3.json");
     EXPECT_TRUE(simulate(in).errors.empty());
 }
 
