@@ -165,11 +165,13 @@ std::vector<Signature> jittered(const Signature& base, int count, double spread,
 }
 
 TEST(FleetCluster, ChoosesKOnSeparatedGroupsOfVariedJobs) {
+    // Three kinds of job: a ResNet's convolutions, a linear model's GEMMs and
+    // a collective microbenchmark. (The feeder sample is a ResNet too.)
     MIMIC_REQUIRE_TRACE(kResnet);
     MIMIC_REQUIRE_TRACE(kLinear);
-    MIMIC_REQUIRE_TRACE(kFeeder);
+    MIMIC_REQUIRE_TRACE(kAllReduce);
     std::vector<Signature> all;
-    const char* bases[] = {kResnet, kLinear, kFeeder};
+    const char* bases[] = {kResnet, kLinear, kAllReduce};
     for (int g = 0; g < 3; ++g) {
         std::vector<Signature> group = jittered(sign(bases[g]), 15, 0.2, 7 + g);
         all.insert(all.end(), group.begin(), group.end());
