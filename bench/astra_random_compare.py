@@ -7,6 +7,7 @@ run by ASTRA-sim's analytical binaries (congestion-aware for half the 1-D cases)
 Prints one line per seed: equal, DIFF (with the ranks that differ), or why a side did not finish.
 
   bench/astra_random_compare.py MIMIC ASTRA_BIN_DIR FIRST_SEED COUNT [OUT_DIR=/tmp/mimic-astra-random]
+MAX_RANKS (environment, default 32) bounds the network's NPUs.
 ASTRA_BIN_DIR holds AstraSim_Unaware and AstraSim_Aware (../shared/astra/build-astra-sim.sh builds them).
 """
 import json, os, random, re, subprocess, sys
@@ -14,6 +15,7 @@ MIMIC, ASTRA = sys.argv[1], sys.argv[2]
 seed0, count = int(sys.argv[3]), int(sys.argv[4])
 out_root = sys.argv[5] if len(sys.argv) > 5 else "/tmp/mimic-astra-random"
 os.makedirs(out_root, exist_ok=True)
+MAX_RANKS = int(os.environ.get("MAX_RANKS", "32"))  # networks up to this many NPUs
 MEM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "astra_extra", "configs", "memory",
                    "no_memory_expansion.json")
 
@@ -22,9 +24,9 @@ def pow2(n): return n & (n - 1) == 0
 def one(seed):
     rnd = random.Random(seed)
     d = rnd.choice([1, 1, 2, 2, 3])
-    npus = [rnd.choice([2, 3, 4, 4, 8]) for _ in range(d)]
+    npus = [rnd.choice([2, 3, 4, 4, 8, 16] if MAX_RANKS > 32 else [2, 3, 4, 4, 8]) for _ in range(d)]
     product = lambda: eval("*".join(map(str, npus)))
-    while product() > 32: npus[rnd.randrange(d)] = 2
+    while product() > MAX_RANKS: npus[rnd.randrange(d)] = 2
     ranks = product()
     topo = [rnd.choice(["Ring", "Switch", "FullyConnected"]) for _ in range(d)]
     bw = [round(rnd.uniform(10, 200), 1) for _ in range(d)]
@@ -46,7 +48,7 @@ def one(seed):
               "collective-optimization": rnd.choice(["localBWAware", "baseline"]), "local-mem-bw": 1600}
     model = rnd.choice(["gpt", "llama", "moe", "dlrm"])
     gen = [MIMIC, "generate", model, "--ranks", str(ranks)]
-    divs = [x for x in [1, 2, 4, 8] if ranks % x == 0]
+    divs = [x for x in [1, 2, 4, 8, 16] if ranks % x == 0 and x <= 8]
     tp = rnd.choice(divs)
     pp_opts = [x for x in [1, 2] if (ranks // tp) % x == 0]
     pp = rnd.choice(pp_opts)
