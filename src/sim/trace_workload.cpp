@@ -39,6 +39,11 @@ private:
 };
 
 RankGraph graph_of(const Trace& trace, int rank, TraceWorkload& out, const HostOpTime& host_op_time) {
+    // A Chakra file runs as written, as ASTRA-sim and a workload prefix run
+    // it: its device nodes and their durations, its dependencies. Converting
+    // it as if it were an ET kept its host operators only (a GPU trace's
+    // kernels went missing), unless predict gives host costs of its own.
+    if (trace.format == TraceFormat::Chakra && !host_op_time) return build_rank_graph(trace, rank);
     const ChakraPlan plan = plan_chakra_nodes(trace);
     GroupNumbers groups(trace, out);
     RankGraphBuilder builder(trace.source_path, rank);

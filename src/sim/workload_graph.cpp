@@ -171,10 +171,32 @@ RankGraph RankGraphBuilder::finish() {
         }
     }
     if (done != n) {
-        for (size_t i = 0; i < n; ++i)
-            if (waiting[i] > 0)
-                fail({graph.file, static_cast<int64_t>(graph.nodes[i].id), -1, "ctrl_deps/data_deps"},
-                     "is part of a dependency cycle");
+        // Every node still waiting has a waiting parent: follow them back
+        // until one repeats, and name that cycle (a file's own, e.g. a node
+        // whose ctrl_deps name its child).
+        std::vector<uint32_t> waiting_parent(n, UINT32_MAX);
+        for (size_t p = 0; p < n; ++p)
+            if (waiting[p] > 0)
+                for (uint32_t c = 0; c < graph.nodes[p].children_count; ++c)
+                    waiting_parent[graph.children[graph.nodes[p].children_begin + c]] = static_cast<uint32_t>(p);
+        size_t start = 0;
+        while (waiting[start] == 0) ++start;
+        std::vector<uint32_t> walk;
+        std::vector<uint8_t> on_walk(n, 0);
+        uint32_t at = static_cast<uint32_t>(start);
+        while (at != UINT32_MAX && !on_walk[at]) {
+            on_walk[at] = 1;
+            walk.push_back(at);
+            at = waiting_parent[at];
+        }
+        std::string cycle;
+        if (at != UINT32_MAX) {
+            for (auto it = std::find(walk.begin(), walk.end(), at); it != walk.end() && cycle.size() < 200; ++it)
+                cycle += std::to_string(graph.nodes[*it].id) + " -> ";
+            cycle += std::to_string(graph.nodes[at].id);
+        }
+        fail({graph.file, static_cast<int64_t>(graph.nodes[at == UINT32_MAX ? start : at].id), -1, "ctrl_deps/data_deps"},
+             "is part of a dependency cycle" + (cycle.empty() ? std::string() : " (" + cycle + ", each waiting for the next)"));
     }
     deps_.clear();
     return std::move(graph_);
