@@ -1,5 +1,6 @@
 #include "compose/et_document.h"
 
+#include "io/trace_loader.h"
 #include "support/error.h"
 #include "trace/value_types.h"
 
@@ -31,7 +32,13 @@ EtDocument EtDocument::from_json(JsonValue root, const std::string& path) {
     return doc;
 }
 
-EtDocument EtDocument::read(const std::string& path) { return from_json(read_json_file(path), path); }
+EtDocument EtDocument::read(const std::string& path) {
+    // A Chakra protobuf is not JSON: say what it is, not what the JSON parser makes of it.
+    if (detect_file_kind(path) == FileKind::Chakra)
+        fail({path, -1, -1, ""}, "a Chakra protobuf trace, not an execution trace: this command rewrites ETs "
+                                 "(give the ET it was converted from, and `mimic convert` the result)");
+    return from_json(read_json_file(path), path);
+}
 
 void EtDocument::write(const std::string& path) const { write_json_file(path, root_, true); }
 

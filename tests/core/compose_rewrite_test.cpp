@@ -291,5 +291,12 @@ TEST(ComposeCut, ATensorWithNoProducerAndNoShapeIsRefusedNamingItsNode) {
     EXPECT_NE(e.find("orphan"), std::string::npos) << e;
 }
 
+// cut, scale and obfuscate rewrite an ET's JSON: a Chakra file is named as one.
+TEST(ComposeDocument, AChakraFileIsRefusedAsOne) {
+    MIMIC_REQUIRE_TRACE("chakra/feeder_sample.0.et");
+    const std::string e = testing::error_message_of([] { compose::EtDocument::read(testing::trace_path("chakra/feeder_sample.0.et")); });
+    EXPECT_NE(e.find("feeder_sample.0.et: a Chakra protobuf trace, not an execution trace"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace mimic
