@@ -1,5 +1,7 @@
 #include "analysis/categories.h"
 
+#include "trace/split_pieces.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -81,6 +83,7 @@ OpCategory categorize(NodeKind kind, ChakraNodeType chakra_type, std::string_vie
 std::vector<NodeClass> classify_nodes(const Trace& trace) {
     const StrId kernel_backend_key = trace.strings.find("kernel_backend");
     const StrId is_cpu_op_key = trace.strings.find("is_cpu_op");
+    const std::vector<uint8_t> later_piece = later_split_pieces(trace);
     std::vector<NodeClass> out;
     out.reserve(trace.nodes.size());
     for (const Node& node : trace.nodes) {
@@ -98,7 +101,8 @@ std::vector<NodeClass> classify_nodes(const Trace& trace) {
             }
         }
         const std::string_view name = trace.name(node);
-        out.push_back({categorize(node.kind, node.chakra_type, name, trace.str(node.op_schema), backend, cpu), !cpu});
+        out.push_back({categorize(node.kind, node.chakra_type, name, trace.str(node.op_schema), backend, cpu), !cpu,
+                       later_piece[out.size()] != 0});
     }
     return out;
 }

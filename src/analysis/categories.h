@@ -35,6 +35,9 @@ inline bool is_operator(OpCategory c) { return c != OpCategory::Label && c != Op
 struct NodeClass {
     OpCategory category = OpCategory::Label;
     bool on_device = false;  // device work: a Chakra node with is_cpu_op false
+    // A piece after the first of a call Chakra's converter cut up
+    // (trace/split_pieces.h): its time is the call's, it is not a call itself.
+    bool later_piece = false;
     // Host operators are the nodes a profiler shows as ops: every category but
     // labels and device work. Only they hide the time of what runs inside them,
     // and only they are what a replay calls.

@@ -15,9 +15,9 @@ ReplayCoverage replay_coverage(const Trace& trace, const std::vector<NodeClass>&
     // A trace repeats a few hundred schemas over many nodes: ask once per schema.
     std::unordered_map<StrId, bool> registered;
     std::unordered_map<std::string_view, uint64_t> blocked_by_name;  // by the op's own name
-    const std::vector<uint8_t> later_piece = later_split_pieces(trace);  // replayed with the call's first piece
     for (NodeIndex n : nesting.order) {
-        if (!is_top_level_operator(nesting, n) || !classes[n.value].is_host_operator() || later_piece[n.value]) continue;
+        // A later piece of a cut call replays with the call's first piece.
+        if (!is_top_level_operator(nesting, n) || !classes[n.value].is_host_operator() || classes[n.value].later_piece) continue;
         const Node& node = trace.nodes[n.value];
         ++cov.total;
         bool ok = false;

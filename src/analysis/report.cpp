@@ -66,19 +66,18 @@ Report analyze(const Trace& trace, const AnalysisOptions& options) {
     // Keyed by the op's own name: the pieces a Chakra converter cut one call
     // into (trace/split_pieces.h) are that one call, their times its time.
     std::unordered_map<std::string_view, OperatorStats> by_name;
-    const std::vector<uint8_t> later_piece = later_split_pieces(trace);
     for (NodeIndex n : nesting.order) {
         const Node& node = trace.nodes[n.value];
         const OpCategory cat = classes[n.value].category;
         const NodeIndex owner = nesting.top_level_owner[n.value];
         CategoryStats& own = r.categories[static_cast<size_t>(cat)];
         ++own.count;
-        if ((owner == n || owner == kNoNode) && !later_piece[n.value]) ++own.top_level;
+        if ((owner == n || owner == kNoNode) && !classes[n.value].later_piece) ++own.top_level;
         const double self = times.self_us(n);
         const OpCategory charged = owner == kNoNode ? cat : classes[owner.value].category;
         r.categories[static_cast<size_t>(charged)].self_us += self;
         r.total_self_us += self;
-        if (!trace.str(node.op_schema).empty() && !later_piece[n.value]) ++r.operators_with_schema;
+        if (!trace.str(node.op_schema).empty() && !classes[n.value].later_piece) ++r.operators_with_schema;
         if (!classes[n.value].is_host_operator()) continue;
         const std::string_view name = split_piece_base(trace.name(node));
         OperatorStats& op = by_name[name];
@@ -87,7 +86,7 @@ Report analyze(const Trace& trace, const AnalysisOptions& options) {
             op.category = cat;
         }
         op.self_us += self;
-        if (later_piece[n.value]) continue;
+        if (classes[n.value].later_piece) continue;
         ++r.operators;
         if (owner == n) ++r.top_level_operators;
         ++op.count;

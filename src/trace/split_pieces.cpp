@@ -30,6 +30,12 @@ std::string_view split_piece_base(std::string_view name) {
     return parse_piece(name, base, k) ? base : name;
 }
 
+std::string_view first_piece_base(std::string_view name) {
+    std::string_view base;
+    uint32_t k = 0;
+    return parse_piece(name, base, k) && k == 0 ? base : name;
+}
+
 std::vector<uint8_t> later_split_pieces(const Trace& trace) {
     std::vector<uint8_t> later(trace.nodes.size(), 0);
     if (trace.format != TraceFormat::Chakra) return later;

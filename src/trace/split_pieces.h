@@ -18,6 +18,10 @@ namespace mimic {
 // "aten::conv2d(2)" -> "aten::conv2d"; any other name as it is.
 std::string_view split_piece_base(std::string_view name);
 
+// "aten::conv2d(0)" -> "aten::conv2d": the first piece stands for the call
+// (its FLOPs, its cost); any other name, later pieces included, as it is.
+std::string_view first_piece_base(std::string_view name);
+
 // Per node: 1 for a piece after the first (named BASE(k), k >= 1, with a data
 // dependency on BASE(k-1)), else 0. All 0 for traces that are not Chakra.
 std::vector<uint8_t> later_split_pieces(const Trace& trace);

@@ -24,6 +24,10 @@ TEST(SplitPieces, BaseNameDropsOnlyAnOperatorsPieceIndex) {
     EXPECT_EQ(split_piece_base("void at::native::f<float>(float*, int)"), "void at::native::f<float>(float*, int)");
     EXPECT_EQ(split_piece_base("step(1)"), "step(1)");
     EXPECT_EQ(split_piece_base("aten::mm(x)"), "aten::mm(x)");
+    // Only the first piece stands for the call.
+    EXPECT_EQ(first_piece_base("aten::conv2d(0)"), "aten::conv2d");
+    EXPECT_EQ(first_piece_base("aten::conv2d(1)"), "aten::conv2d(1)");
+    EXPECT_EQ(first_piece_base("aten::mm"), "aten::mm");
 }
 
 TEST(SplitPieces, FeederSampleOpsAreCostedOnceUnderTheirOwnName) {

@@ -69,11 +69,10 @@ bool is_transposed_flag(const Trace& trace, const Node& node, uint32_t index) {
 }  // namespace
 
 int64_t op_flops(const Trace& trace, const Node& node) {
-    std::string_view name = trace.str(node.name);
     // A call Chakra's converter cut into pieces (trace/split_pieces.h): the
     // first piece carries the call's FLOPs, the others none, so that sums
     // over nodes count the call once.
-    if (name.size() > 3 && name.substr(name.size() - 3) == "(0)") name = split_piece_base(name);
+    std::string_view name = first_piece_base(trace.str(node.name));
     if (name.substr(0, 6) != "aten::") return -1;
     name.remove_prefix(6);
     const ValueRange in = node.inputs;
