@@ -405,20 +405,20 @@ void Replayer::spin_pending_gap(bool waited) {
         gap_from_us_ = gap_clock_us();
         gap_overrun_us_ = 0;
     }
-    const double gap = pending_gap_us_ * (gap_cpu_share_ > 0 ? gap_cpu_share_ : 1.0);
+    const double until = gap_from_us_ + pending_gap_us_ * (gap_cpu_share_ > 0 ? gap_cpu_share_ : 1.0) - gap_overrun_us_;
     pending_gap_us_ = -1;
-    const double until = gap_from_us_ + gap - gap_overrun_us_;
     const double now = gap_clock_us();
     gap_overrun_us_ = std::max(0.0, now - until);
-    if (now >= until) return;
-    if (!host_work_) host_work_ = std::make_unique<HostWork>();
-    host_work_->until([this] { return gap_clock_us(); }, until);
+    if (now < until) spend_until(until);
 }
 
 void Replayer::spend_gap(double gap_us, double from_us) {
-    if (gap_us <= 0) return;
+    if (gap_us > 0) spend_until(from_us + gap_us * (gap_cpu_share_ > 0 ? gap_cpu_share_ : 1.0));
+}
+
+void Replayer::spend_until(double until_us) {
     if (!host_work_) host_work_ = std::make_unique<HostWork>();
-    host_work_->until([this] { return gap_clock_us(); }, from_us + gap_us * (gap_cpu_share_ > 0 ? gap_cpu_share_ : 1.0));
+    host_work_->until([this] { return gap_clock_us(); }, until_us);
 }
 
 bool Replayer::run_step(Step& step, Pass pass) {

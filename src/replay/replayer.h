@@ -138,6 +138,7 @@ private:
     // That, then the caches as the original's step found them (cache_sweep.h).
     void restore_inputs();
     void spend_gap(double gap_us, double from_us);  // host work until gap_clock_us() reaches from + gap (x CPU share)
+    void spend_until(double until_us);             // host work until gap_clock_us() reaches it
     void run_paged(size_t s);  // run_step(Run) with the step's fresh-page budget
     at::Tensor input_for(Step& step, TensorPatch& patch, Pass pass);
     at::Tensor fallback(Step& step, TensorPatch& patch);
