@@ -10,7 +10,7 @@ Prints one line per seed: equal, DIFF (with the ranks that differ), or why a sid
 MAX_RANKS (environment, default 32) bounds the network's NPUs.
 ASTRA_BIN_DIR holds AstraSim_Unaware and AstraSim_Aware (../shared/astra/build-astra-sim.sh builds them).
 """
-import json, os, random, re, subprocess, sys
+import json, math, os, random, re, subprocess, sys
 MIMIC, ASTRA = sys.argv[1], sys.argv[2]
 seed0, count = int(sys.argv[3]), int(sys.argv[4])
 out_root = sys.argv[5] if len(sys.argv) > 5 else "/tmp/mimic-astra-random"
@@ -25,9 +25,8 @@ def one(seed):
     rnd = random.Random(seed)
     d = rnd.choice([1, 1, 2, 2, 3])
     npus = [rnd.choice([2, 3, 4, 4, 8, 16] if MAX_RANKS > 32 else [2, 3, 4, 4, 8]) for _ in range(d)]
-    product = lambda: eval("*".join(map(str, npus)))
-    while product() > MAX_RANKS: npus[rnd.randrange(d)] = 2
-    ranks = product()
+    while math.prod(npus) > MAX_RANKS: npus[rnd.randrange(d)] = 2
+    ranks = math.prod(npus)
     topo = [rnd.choice(["Ring", "Switch", "FullyConnected"]) for _ in range(d)]
     bw = [round(rnd.uniform(10, 200), 1) for _ in range(d)]
     lat = [round(rnd.uniform(0, 2000), 1) for _ in range(d)]
