@@ -6,6 +6,7 @@
 #include <c10/util/Exception.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <chrono>
 #include <string_view>
@@ -14,6 +15,7 @@
 
 #include "io/chakra/chakra_values.h"
 #include "record/fault_probe.h"
+#include "replay/exec/autocast_region.h"
 #include "replay/timing/cache_sweep.h"
 #include "replay/exec/device_substitutes.h"
 #include "replay/timing/fresh_page_allocator.h"
@@ -453,6 +455,8 @@ bool Replayer::run_step(Step& step, Pass pass) {
     }
     try {
         c10::AutoGradMode grad(step.grad_mode);
+        std::optional<AutocastScope> autocast;
+        if (step.autocast != c10::ScalarType::Undefined) autocast.emplace(step.autocast);
         if (!step.unboxed || !step.unboxed(stack_)) step.op->callBoxed(&stack_);
         if (gaps_running_) gap_from_us_ = gap_clock_us();
     } catch (const std::exception& e) {

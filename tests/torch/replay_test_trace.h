@@ -78,11 +78,12 @@ public:
         return v;
     }
 
-    // An operator under the thread node; returns its node id.
+    // An operator under the thread node, or under operator `parent` (an op it
+    // called); returns its node id.
     uint64_t op(const std::string& name, const std::string& schema, const std::vector<Value>& inputs,
-                const std::vector<Value>& outputs) {
+                const std::vector<Value>& outputs, uint64_t parent = 2) {
         const uint64_t id = next_id_++;
-        Node& n = add_node(name, schema, id, 2, NodeKind::Operator);
+        Node& n = add_node(name, schema, id, parent, NodeKind::Operator);
         n.inputs = {uint32_t(t.values.size()), uint32_t(inputs.size())};
         t.values.insert(t.values.end(), inputs.begin(), inputs.end());
         n.outputs = {uint32_t(t.values.size()), uint32_t(outputs.size())};

@@ -151,5 +151,47 @@ TEST(ReplayValidValues, IndexSelectAndGatherStayInsideTheDimension) {
     EXPECT_LT(r->steps()[1].args[2].toTensor().max().item<int64_t>(), 5);
 }
 
+TEST(ReplayValidValues, SequenceLengthsKeepThePackedShapes) {
+    // 4 sequences, 25 steps in all, the longest 9: sorted longest first, none empty.
+    const std::vector<int64_t> lengths = sequence_lengths(4, 25, 9);
+    EXPECT_EQ(lengths, (std::vector<int64_t>{9, 6, 5, 5}));
+    EXPECT_EQ(batch_sizes_of(lengths), (std::vector<int64_t>{4, 4, 4, 4, 4, 2, 1, 1, 1}));
+    EXPECT_EQ(sequence_lengths(1, 7, 7), (std::vector<int64_t>{7}));
+    EXPECT_EQ(sequence_lengths(3, 30, 10), (std::vector<int64_t>{10, 10, 10}));
+    EXPECT_TRUE(sequence_lengths(3, 31, 10).empty());  // more steps than 3 x 10
+    EXPECT_TRUE(sequence_lengths(3, 10, 9).empty());   // two sequences left with one step between them
+    EXPECT_TRUE(sequence_lengths(0, 5, 5).empty());
+}
+
+TEST(ReplayValidValues, PackedSequenceLengthsAndBatchSizes) {
+    // pack_padded_sequence with lengths the pool would fill with arbitrary
+    // values (the kernel refuses lengths that are not positive and sorted),
+    // then pad_packed_sequence given batch sizes from another storage (a cut
+    // trace's input), which it indexes by.
+    TestTrace b;
+    const int64_t sequences = 4, padded = 10, features = 3, total = 25, longest = 9;
+    b.op("aten::_pack_padded_sequence",
+         "aten::_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor)",
+         {b.tensor({sequences, padded, features}, "float", 30), b.tensor({sequences}, "long int", 31),
+          TestTrace::boolean(true)},
+         {b.tensor({total, features}, "float", 32), b.tensor({longest}, "long int", 33)});
+    b.op("aten::_pad_packed_sequence",
+         "aten::_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, "
+         "int total_length) -> (Tensor, Tensor)",
+         {b.tensor({total, features}, "float", 34), b.tensor({longest}, "long int", 35), TestTrace::boolean(true),
+          TestTrace::real(0.0), TestTrace::integer(padded)},
+         {b.tensor({sequences, padded, features}, "float", 36), b.tensor({sequences}, "long int", 37)});
+    Trace trace = b.finish();
+    auto r = replay(trace);
+    ASSERT_EQ(r->replayed_count(), 2u) << skips(*r);
+    at::Tensor lengths = r->steps()[0].args[1].toTensor();
+    EXPECT_EQ(lengths.sum().item<int64_t>(), total);
+    EXPECT_EQ(lengths[0].item<int64_t>(), longest);
+    at::Tensor sizes = r->steps()[1].args[1].toTensor();
+    ASSERT_EQ(sizes.numel(), longest);
+    EXPECT_EQ(sizes.sum().item<int64_t>(), total);
+    EXPECT_EQ(sizes[0].item<int64_t>(), sequences);
+}
+
 }  // namespace
 }  // namespace mimic::replay

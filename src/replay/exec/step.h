@@ -56,6 +56,9 @@ struct Step {
     // paths (max_pool2d keeps indices, convolution keeps what backward needs)
     // and pay the same graph-building cost.
     bool grad_mode = false;
+    // The original ran this op under torch.autocast to this dtype
+    // (autocast_region.h); Undefined when it did not.
+    c10::ScalarType autocast = c10::ScalarType::Undefined;
     bool skipped = false;           // threw during the check run; left out since
     std::string skip_reason;
     explicit Step(c10::OperatorHandle h) : op(std::move(h)) {}

@@ -2,6 +2,7 @@
 
 #include <ATen/core/jit_type.h>
 
+#include "replay/exec/autocast_region.h"
 #include "replay/exec/valid_values.h"
 
 namespace mimic::replay {
@@ -223,13 +224,14 @@ std::string StepBuilder::build(NodeIndex node, const c10::OperatorHandle& op, co
     if (args.size() > formals.size())
         return "trace has " + std::to_string(args.size()) + " inputs, schema takes " + std::to_string(formals.size());
     std::vector<std::pair<size_t, c10::IValue>> overrides;
-    std::string why = valid_values({trace_.name(trace_.nodes[node.value]), schema, args, trace_, pool_}, overrides);
+    std::string why = valid_values({trace_.name(trace_.nodes[node.value]), trace_.nodes[node.value], schema, args, trace_, pool_}, overrides);
     if (!why.empty()) return why;
 
     Step step(op);
     step.unboxed = find_unboxed_call(op.operator_name());
     step.node = node;
     step.name = std::string(trace_.name(trace_.nodes[node.value]));
+    step.autocast = autocast_dtype(trace_, node);
     Conversion c;
     step.args.reserve(formals.size());
     for (size_t i = 0; i < formals.size(); ++i) {

@@ -55,6 +55,24 @@ struct Args {
         }
         return out;
     }
+    // The recorded shape of output i, empty when it is not a tensor.
+    std::vector<int64_t> output_shape(size_t i) const {
+        const Node& n = ctx.node;
+        if (i >= n.outputs.count) return {};
+        const Value& v = *ctx.trace.value_ptr(n.outputs, uint32_t(i));
+        if (v.kind != ValueKind::Tensor || ctx.trace.tensor(v).undefined) return {};
+        const TensorMeta& m = ctx.trace.tensor(v);
+        return {ctx.trace.shape(m), ctx.trace.shape(m) + m.rank};
+    }
+    // The shape of element 0 of recorded Tensor[] argument i, or of argument
+    // i itself when it is one tensor.
+    std::vector<int64_t> first_tensor_shape(size_t i) const {
+        const Value* v = value(i);
+        if (v && v->kind == ValueKind::List && v->payload.range.count > 0) v = &ctx.trace.values[v->payload.range.begin];
+        if (!v || v->kind != ValueKind::Tensor || ctx.trace.tensor(*v).undefined) return {};
+        const TensorMeta& m = ctx.trace.tensor(*v);
+        return {ctx.trace.shape(m), ctx.trace.shape(m) + m.rank};
+    }
     // A fresh tensor shaped like recorded argument i (its pool-style values).
     at::Tensor like(size_t i) const {
         TensorLayout l;
@@ -190,7 +208,58 @@ std::string advanced_index(const Args& a, Overrides& out) {
     return {};
 }
 
+// A CPU int64 tensor of `values`: pack_padded_sequence's lengths and a packed
+// sequence's batch sizes live on the CPU whatever the data's device.
+at::Tensor cpu_longs(const std::vector<int64_t>& values) {
+    return at::tensor(values, at::TensorOptions().dtype(c10::kLong));
+}
+
+std::string pack_padded_sequence(const Args& a, Overrides& out) {
+    // (input, lengths, batch_first) -> (data [total, *], batch_sizes [longest])
+    if (!a.tensor(1) || !a.integral(1)) return {};
+    const std::vector<int64_t> input = a.shape(0);
+    const int64_t padded = dim_size(input, a.integer(2, 0) != 0 ? 1 : 0);
+    const int64_t sequences = numel(a.shape(1));
+    const std::vector<int64_t> data = a.output_shape(0), batch_sizes = a.output_shape(1);
+    const int64_t total = data.empty() ? sequences * padded : data[0];
+    const int64_t longest = batch_sizes.size() == 1 ? batch_sizes[0] : padded;
+    std::vector<int64_t> lengths = sequence_lengths(sequences, total, std::min(longest, padded));
+    if (lengths.empty()) lengths.assign(size_t(std::max<int64_t>(sequences, 0)), padded);  // every sequence full
+    out.emplace_back(1, cpu_longs(lengths));
+    return {};
+}
+
+// Batch sizes (argument `at`) of a packed sequence of `total` rows over
+// `sequences` sequences; their count is the recorded argument's.
+std::string packed_batch_sizes(const Args& a, size_t at, int64_t total, int64_t sequences, Overrides& out) {
+    if (!a.tensor(at) || !a.integral(at)) return {};
+    const int64_t longest = numel(a.shape(at));
+    const std::vector<int64_t> lengths = sequence_lengths(sequences, total, longest);
+    if (lengths.empty())
+        return "batch sizes: no " + std::to_string(sequences) + " sequences of at most " + std::to_string(longest) +
+               " steps hold the " + std::to_string(total) + " recorded rows";
+    out.emplace_back(at, cpu_longs(batch_sizes_of(lengths)));
+    return {};
+}
+
 }  // namespace
+
+std::vector<int64_t> sequence_lengths(int64_t sequences, int64_t total, int64_t longest) {
+    if (sequences <= 0 || longest <= 0 || total < longest + sequences - 1 || total > sequences * longest) return {};
+    std::vector<int64_t> lengths(size_t(sequences), 0);
+    lengths[0] = longest;
+    if (sequences == 1) return total == longest ? lengths : std::vector<int64_t>{};
+    const int64_t rest = total - longest, others = sequences - 1;
+    for (int64_t k = 0; k < others; ++k) lengths[size_t(k + 1)] = rest / others + (k < rest % others ? 1 : 0);
+    return lengths;
+}
+
+std::vector<int64_t> batch_sizes_of(const std::vector<int64_t>& lengths) {
+    std::vector<int64_t> sizes(lengths.empty() ? 0 : size_t(lengths[0]), 0);
+    for (int64_t len : lengths)
+        for (int64_t t = 0; t < len && size_t(t) < sizes.size(); ++t) ++sizes[size_t(t)];
+    return sizes;
+}
 
 std::vector<int64_t> bag_offsets(int64_t bags, int64_t n, bool include_last) {
     std::vector<int64_t> offs;
@@ -235,6 +304,23 @@ std::string valid_values(const ValidValueContext& ctx, Overrides& out) {
     if (name == "max_pool2d_with_indices_backward") return max_pool_backward(a, false, out);
     if (name == "max_pool3d_with_indices_backward") return max_pool_backward(a, true, out);
     if (name == "adaptive_max_pool2d_backward") return adaptive_max_pool_backward(a, out);
+    if (name == "_pack_padded_sequence") return pack_padded_sequence(a, out);
+    if (name == "_pack_padded_sequence_backward") {
+        // (grad [total, *], input_size, batch_sizes, batch_first)
+        const std::vector<int64_t> sizes = a.ints(1);
+        return packed_batch_sizes(a, 2, dim_size(a.shape(0), 0), dim_size(sizes, a.integer(3, 0) != 0 ? 0 : 1), out);
+    }
+    if (name == "_pad_packed_sequence") {
+        // (data [total, *], batch_sizes, ...) -> (padded, lengths [sequences])
+        const std::vector<int64_t> lengths = a.output_shape(1);
+        if (lengths.size() != 1) return {};
+        return packed_batch_sizes(a, 1, dim_size(a.shape(0), 0), lengths[0], out);
+    }
+    if ((name == "lstm" || name == "gru" || name == "rnn_tanh" || name == "rnn_relu") &&
+        ctx.schema.overload_name() == "data") {
+        // (data [total, *], batch_sizes, hx [layers x directions, sequences, hidden] or [h, c], ...)
+        return packed_batch_sizes(a, 1, dim_size(a.shape(0), 0), dim_size(a.first_tensor_shape(2), 1), out);
+    }
     return {};
 }
 
