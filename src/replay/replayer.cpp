@@ -289,7 +289,8 @@ void Replayer::mark_autograd_leaves() {
             c10::IValue& a = step.args[i];
             if (!a.isTensor()) continue;
             at::Tensor t = a.toTensor();
-            if (!t.defined() || !t.is_floating_point()) continue;
+            // A sparse input (a gradient being accumulated) is no parameter, and has no storage.
+            if (!t.defined() || !t.is_floating_point() || t.is_sparse()) continue;
             if (!t.requires_grad()) t.requires_grad_(true);
             leaf_storages.insert(t.storage().unsafeGetStorageImpl());
         }
@@ -304,7 +305,7 @@ void Replayer::mark_autograd_leaves() {
         for (c10::IValue& a : step.args) {
             if (!a.isTensor()) continue;
             at::Tensor t = a.toTensor();
-            if (t.defined() && t.is_floating_point() && !t.requires_grad() && t.is_leaf() &&
+            if (t.defined() && t.is_floating_point() && !t.is_sparse() && !t.requires_grad() && t.is_leaf() &&
                 leaf_storages.count(t.storage().unsafeGetStorageImpl()))
                 t.requires_grad_(true);
         }
@@ -356,7 +357,7 @@ at::Tensor Replayer::fallback(Step& step, TensorPatch& patch) {
 at::Tensor Replayer::input_for(Step& step, TensorPatch& patch, Pass pass) {
     const at::Tensor& base = slots_[patch.slot];
     if (!base.defined() || !slot_ok_[patch.slot]) return fallback(step, patch);
-    if (patch.view < 0) return base;
+    if (patch.view < 0 || base.is_sparse()) return base;
     const TensorLayout& v = builder_.views()[size_t(patch.view)];
     // Another view of a produced storage: only if the storage really is that big.
     if (base.scalar_type() != v.dtype || base.storage().nbytes() < v.extent_bytes) return fallback(step, patch);

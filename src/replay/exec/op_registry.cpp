@@ -10,11 +10,13 @@
 namespace mimic::replay {
 namespace {
 
-// Kernels a replay on this machine can reach: the CPU backend itself, and
-// composite kernels, which are written in terms of other ops and so run on
-// whatever backend those ops have.
+// Kernels a replay on this machine can reach: the CPU backend itself, its
+// sparse COO kernels (the pool makes the tensors the observer wrote without
+// storage sparse), and composite kernels, which are written in terms of
+// other ops and so run on whatever backend those ops have.
 constexpr c10::DispatchKey kCpuRunnableKeys[] = {
     c10::DispatchKey::CPU,
+    c10::DispatchKey::SparseCPU,
     c10::DispatchKey::CompositeImplicitAutograd,
     c10::DispatchKey::CompositeExplicitAutograd,
     c10::DispatchKey::CompositeExplicitAutogradNonFunctional,

@@ -11,6 +11,14 @@ bool mul_overflows(uint64_t a, uint64_t b, uint64_t& out) { return __builtin_mul
 
 }  // namespace
 
+bool is_sparse_use(const Trace& trace, const TensorMeta& meta) {
+    if (meta.undefined || meta.storage_id != 0 || meta.numel != 0 || meta.itemsize != 0 || meta.rank == 0) return false;
+    const int64_t* shape = trace.shape(meta);
+    for (uint16_t d = 0; d < meta.rank; ++d)
+        if (shape[d] <= 0) return false;
+    return true;
+}
+
 std::string layout_of(const Trace& trace, const TensorMeta& meta, TensorLayout& out) {
     std::string_view dtype = trace.str(meta.dtype);
     auto st = parse_dtype(dtype);
@@ -26,6 +34,13 @@ std::string layout_of(const Trace& trace, const TensorMeta& meta, TensorLayout& 
     if (meta.numel != 0 && meta.numel != numel && !(meta.rank == 0 && meta.numel == 1))
         return "shape contradicts numel " + std::to_string(meta.numel);
     out.numel = int64_t(numel);
+    out.sparse = is_sparse_use(trace, meta);
+    if (out.sparse) {
+        out.strides.clear();
+        out.offset = 0;
+        out.extent_bytes = 0;
+        return {};
+    }
     out.strides.assign(meta.rank, 1);
     if (meta.has_strides) {
         const int64_t* strides = trace.strides(meta);

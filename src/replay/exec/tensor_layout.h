@@ -21,7 +21,16 @@ struct TensorLayout {
     int64_t offset = 0;        // in elements
     uint64_t extent_bytes = 0; // bytes of storage from its start that the view touches
     int64_t numel = 0;
+    // A sparse COO tensor: the observer writes one as a tensor with no
+    // storage (storage id, numel and itemsize 0) and its dense shape. It has
+    // no strides or extent; the pool makes it (TensorPool::view).
+    bool sparse = false;
 };
+
+// The observer's mark of a tensor with no storage of its own (a sparse COO
+// tensor on the CPU): storage id, numel and itemsize 0 under a shape that
+// holds elements.
+bool is_sparse_use(const Trace& trace, const TensorMeta& meta);
 
 // Fills `out` and returns "" or returns why the tensor cannot be built.
 std::string layout_of(const Trace& trace, const TensorMeta& meta, TensorLayout& out);

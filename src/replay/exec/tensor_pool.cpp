@@ -2,7 +2,10 @@
 
 #include <algorithm>
 
+#include <ATen/ops/_sparse_coo_tensor_unsafe.h>
+#include <ATen/ops/cat.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/randint.h>
 #include <ATen/record_function.h>
 #include <c10/core/GradMode.h>
 
@@ -27,6 +30,7 @@ std::string TensorPool::reserve(const TensorMeta& meta) {
     TensorLayout layout;
     std::string why = layout_of(trace_, meta, layout);
     if (!why.empty()) return why;
+    if (layout.sparse) return {};  // made whole on first use
     Buffer& b = buffers_[key_of(meta, layout.dtype)];
     if (b.storage_holder.defined() && b.bytes < layout.extent_bytes)
         return "view reaches past a storage already allocated";
@@ -38,6 +42,7 @@ at::Tensor TensorPool::view(const TensorMeta& meta) {
     TensorLayout layout;
     std::string why = layout_of(trace_, meta, layout);
     if (!why.empty()) fail({trace_.source_path, -1, -1, "tensor"}, why);
+    if (layout.sparse) return sparse_view(meta, layout);
     auto it = buffers_.find(key_of(meta, layout.dtype));
     if (it == buffers_.end() || it->second.bytes < layout.extent_bytes)
         fail({trace_.source_path, -1, -1, "tensor"}, "tensor pool: view was not reserved");
@@ -52,6 +57,50 @@ at::Tensor TensorPool::view(const TensorMeta& meta) {
     at::Tensor v = at::empty({0}, at::TensorOptions().dtype(layout.dtype).device(device_));
     v.set_(b.storage_holder.storage(), layout.offset, layout.sizes, layout.strides);
     return v;
+}
+
+const std::unordered_map<uint64_t, TensorPool::SparseShape>& TensorPool::sparse_shapes() {
+    if (sparse_shapes_) return *sparse_shapes_;
+    sparse_shapes_.emplace();
+    for (NodeIndex i : trace_.execution_order()) {
+        const Node& n = trace_.nodes[i.value];
+        const std::string_view name = trace_.name(n);
+        const bool dims = name == "aten::sparse_dim", entries = name == "aten::_nnz";
+        if ((!dims && !entries) || n.inputs.count != 1 || n.outputs.count != 1) continue;
+        const Value& in = *trace_.value_ptr(n.inputs, 0);
+        const Value& out = *trace_.value_ptr(n.outputs, 0);
+        if (in.kind != ValueKind::Tensor || out.kind != ValueKind::Int) continue;
+        SparseShape& s = (*sparse_shapes_)[trace_.tensor(in).tensor_id];
+        int64_t& field = dims ? s.sparse_dim : s.nnz;
+        if (field < 0) field = out.payload.i;
+    }
+    return *sparse_shapes_;
+}
+
+at::Tensor TensorPool::sparse_view(const TensorMeta& meta, const TensorLayout& layout) {
+    Buffer& b = sparse_[{meta.tensor_id, int(layout.dtype)}];
+    if (b.storage_holder.defined()) return b.storage_holder;
+    // An embedding's gradient has one sparse dimension (rows) and dense
+    // columns; where the trace says otherwise, it wins.
+    const int64_t rank = int64_t(layout.sizes.size());
+    SparseShape shape;
+    if (auto it = sparse_shapes().find(meta.tensor_id); it != sparse_shapes().end()) shape = it->second;
+    const int64_t sparse_dim = shape.sparse_dim >= 1 && shape.sparse_dim <= rank ? shape.sparse_dim : 1;
+    const int64_t nnz = std::max<int64_t>(shape.nnz, 0);
+    c10::AutoGradMode no_grad(false);
+    at::DisableRecordFunctionGuard unseen;
+    const auto longs = at::TensorOptions().dtype(c10::kLong).device(device_);
+    std::vector<at::Tensor> rows;
+    for (int64_t d = 0; d < sparse_dim; ++d) rows.push_back(at::randint(layout.sizes[size_t(d)], {1, nnz}, longs));
+    at::Tensor indices = rows.empty() ? at::empty({0, nnz}, longs) : at::cat(rows, 0);
+    std::vector<int64_t> value_sizes{nnz};
+    value_sizes.insert(value_sizes.end(), layout.sizes.begin() + sparse_dim, layout.sizes.end());
+    at::Tensor values = at::empty(value_sizes, at::TensorOptions().dtype(layout.dtype).device(device_));
+    fill_replay_values(values);
+    b.storage_holder = at::_sparse_coo_tensor_unsafe(indices, values, layout.sizes);
+    allocated_bytes_ += indices.nbytes() + values.nbytes();
+    if (keep_copies_) b.pristine = b.storage_holder.clone();
+    return b.storage_holder;
 }
 
 void TensorPool::snapshot() {
@@ -70,6 +119,15 @@ void TensorPool::restore() {
         if (!b.storage_holder.defined()) continue;
         if (!keep_copies_) fill_replay_values(b.storage_holder);
         else if (b.pristine.defined()) b.storage_holder.copy_(b.pristine);
+    }
+    // A sparse tensor gets its entries back: accumulation grows them, and
+    // zero_grad on a sparse gradient drops them, as the original's did.
+    // Cleared first: the iteration may have changed its sparse dimensions
+    // (zero_ leaves a gradient with all of them sparse), which copy_ refuses.
+    for (auto& [key, b] : sparse_) {
+        if (!b.pristine.defined()) continue;
+        b.storage_holder.sparse_resize_and_clear_(b.pristine.sizes(), b.pristine.sparse_dim(), b.pristine.dense_dim());
+        b.storage_holder.copy_(b.pristine);
     }
     snapshot();
     // The copies leave the buffers in the caches, as the original's previous

@@ -4,13 +4,18 @@
 // tensors that shared storage in the original share it here, and no view
 // can reach past its buffer. Buffers are allocated on first use and filled
 // once (floats from N(0,1), integers 0, booleans random) so that timing does
-// not meet denormals, NaNs or out-of-range indices.
+// not meet denormals, NaNs or out-of-range indices. A sparse COO tensor
+// (a gradient of an embedding with sparse=True) is made sparse, with the
+// sparse dimensions and entries the trace reports for it, so the ops that
+// read it (the optimizer's update, autograd's accumulation) take the sparse
+// kernels the original took, not a dense pass over the whole table.
 #pragma once
 
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -58,10 +63,22 @@ private:
         at::Tensor pristine;        // its values at snapshot time
     };
     Key key_of(const TensorMeta& meta, c10::ScalarType dtype) const;
+    at::Tensor sparse_view(const TensorMeta& meta, const TensorLayout& layout);
+    // Per sparse tensor id, its sparse dimensions and stored entries where
+    // the trace first asks (aten::sparse_dim, aten::_nnz); built on first use.
+    struct SparseShape {
+        int64_t sparse_dim = -1;
+        int64_t nnz = -1;
+    };
+    const std::unordered_map<uint64_t, SparseShape>& sparse_shapes();
 
     const Trace& trace_;
     c10::Device device_;
     std::map<Key, Buffer> buffers_;
+    // Sparse COO tensors by (tensor id, dtype): no storage to share, so one
+    // tensor per recorded tensor, kept and restored like a buffer.
+    std::map<std::pair<uint64_t, int>, Buffer> sparse_;
+    std::optional<std::unordered_map<uint64_t, SparseShape>> sparse_shapes_;
     uint64_t allocated_bytes_ = 0;
     bool keep_copies_ = true;
 };
