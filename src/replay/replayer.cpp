@@ -290,7 +290,8 @@ void Replayer::mark_autograd_leaves() {
             if (!a.isTensor()) continue;
             at::Tensor t = a.toTensor();
             // A sparse input (a gradient being accumulated) is no parameter, and has no storage.
-            if (!t.defined() || !t.is_floating_point() || t.is_sparse()) continue;
+            if (!t.defined() || !t.is_floating_point() || t.is_sparse() || t.unsafeGetTensorImpl()->is_wrapped_number())
+                continue;
             if (!t.requires_grad()) t.requires_grad_(true);
             leaf_storages.insert(t.storage().unsafeGetStorageImpl());
         }

@@ -20,6 +20,11 @@ void fill_replay_values(at::Tensor& t) {
     else t.normal_();
 }
 
+bool is_wrapped_scalar(const TensorLayout& layout) {
+    return layout.sizes.empty() && !layout.sparse &&
+           (layout.dtype == c10::kDouble || layout.dtype == c10::kLong || layout.dtype == c10::kComplexDouble);
+}
+
 TensorPool::Key TensorPool::key_of(const TensorMeta& meta, c10::ScalarType dtype) const {
     // Tensors with no storage id get a buffer of their own (high bit marks the tensor id).
     uint64_t id = meta.storage_id != 0 ? meta.storage_id : (meta.tensor_id | (uint64_t(1) << 63));
@@ -56,6 +61,7 @@ at::Tensor TensorPool::view(const TensorMeta& meta) {
     }
     at::Tensor v = at::empty({0}, at::TensorOptions().dtype(layout.dtype).device(device_));
     v.set_(b.storage_holder.storage(), layout.offset, layout.sizes, layout.strides);
+    if (is_wrapped_scalar(layout)) v.unsafeGetTensorImpl()->set_wrapped_number(true);
     return v;
 }
 

@@ -83,6 +83,14 @@ private:
     bool keep_copies_ = true;
 };
 
+// A Python number passed where an op takes a tensor: PyTorch wraps it in a
+// 0-d double, int64 or complex double tensor marked as a wrapped number,
+// which type promotion ignores, and no op produced it, so it comes from the
+// pool. The pool's tensors of that kind are marked so too: unmarked, `loss *
+// 0.5` on a 0-d float loss came out double, and the backward's float GEMMs
+// refused it (a VAE's KL term, 4 GEMMs skipped).
+bool is_wrapped_scalar(const TensorLayout& layout);
+
 // Fills a tensor with replay values: floats N(0,1), integers 0, bool random.
 void fill_replay_values(at::Tensor& t);
 
