@@ -8,7 +8,8 @@ interpolate, index_select/index_add message passing, einsum, cumsum, label smoot
 clipping, a GAN's two optimizers) and the optimizers (SGD with weight decay or Nesterov, Adam,
 AdamW, RMSprop, Adagrad) differ from the built-in workloads' (python/mimic_record/workloads).
 Sizes keep each step at 1.5-70 ms on one core.
-Their names are listed in benchlib/models.py (HELDOUT), which benches read without importing torch:
+Their names are listed in benchlib/models.py (HELDOUT, and FEATURES for the steps at the end that
+use a feature of PyTorch), which benches read without importing torch:
 a step added here is added there too.
 """
 import torch
@@ -331,4 +332,74 @@ def mixer():
         h = h + torch.einsum("btd,de->bte", F.gelu(h), mix_c)
         pooled = h.masked_fill(~mask.unsqueeze(-1), 0.0).cumsum(1)[:, -1] / mask.sum(1, keepdim=True)
         return F.cross_entropy(head(pooled), y)
+    return training_step(opt, loss_of)
+
+
+# Steps that use a feature of PyTorch rather than a new op mix: each once failed to replay
+# whole (ops skipped or a dense stand-in for a sparse tensor). Listed as FEATURES in
+# benchlib/models.py.
+
+def dlrm_sparse():
+    # The reference DLRM's set-up: EmbeddingBag(sparse=True) tables, whose gradients are sparse
+    # COO tensors, and plain SGD, whose update of a table touches only the looked-up rows.
+    bags = nn.ModuleList([nn.EmbeddingBag(50000, 32, mode="sum", sparse=True) for _ in range(6)])
+    bottom = nn.Sequential(nn.Linear(13, 64), nn.ReLU(), nn.Linear(64, 32), nn.ReLU())
+    top = nn.Sequential(nn.Linear(32 * 7, 64), nn.ReLU(), nn.Linear(64, 1))
+    opt = torch.optim.SGD([p for m in (bags, bottom, top) for p in m.parameters()], lr=0.01)
+    indices = [torch.randint(0, 50000, (512,)) for _ in range(6)]
+    offsets = torch.arange(0, 512, 2)
+    dense, y = torch.randn(256, 13), torch.rand(256, 1)
+
+    def loss_of():
+        z = torch.cat([bottom(dense)] + [b(i, offsets) for b, i in zip(bags, indices)], 1)
+        return F.binary_cross_entropy_with_logits(top(z), y)
+    return training_step(opt, loss_of)
+
+
+def autocast_mlp():
+    # A bfloat16 forward under torch.autocast("cpu"): the linears run on cast copies of their
+    # float inputs and weights, the backward's GEMMs in bfloat16.
+    model = nn.Sequential(nn.Linear(256, 512), nn.GELU(), nn.Linear(512, 256), nn.GELU(), nn.Linear(256, 10))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x, y = torch.randn(128, 256), torch.randint(0, 10, (128,))
+
+    def loss_of():
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return F.cross_entropy(model(x), y)
+    return training_step(opt, loss_of)
+
+
+def bilstm_packed():
+    # Sequences of different lengths packed (pack_padded_sequence) through a 2-layer
+    # bidirectional LSTM: the packed data and batch sizes depend on the lengths' values.
+    emb = nn.Embedding(5000, 64)
+    lstm = nn.LSTM(64, 96, num_layers=2, bidirectional=True, batch_first=True)
+    head = nn.Linear(192, 7)
+    opt = torch.optim.RMSprop([p for m in (emb, lstm, head) for p in m.parameters()], lr=1e-3)
+    lengths = torch.randint(5, 40, (16,)).sort(descending=True).values
+    tokens, y = torch.randint(0, 5000, (16, 40)), torch.randint(0, 7, (16,))
+
+    def loss_of():
+        _, (h, _) = lstm(nn.utils.rnn.pack_padded_sequence(emb(tokens), lengths, batch_first=True))
+        return F.cross_entropy(head(torch.cat([h[-2], h[-1]], 1)), y)
+    return training_step(opt, loss_of)
+
+
+def vae():
+    # A convolutional VAE: transposed convolutions, randn_like sampling, and a loss that mixes
+    # tensors with Python numbers (wrapped as 0-d double tensors).
+    encoder = nn.Sequential(nn.Conv2d(1, 16, 4, 2, 1), nn.LeakyReLU(0.2), nn.Conv2d(16, 32, 4, 2, 1),
+                            nn.LeakyReLU(0.2), nn.Flatten())
+    mu, log_var, expand = nn.Linear(32 * 49, 20), nn.Linear(32 * 49, 20), nn.Linear(20, 32 * 49)
+    decoder = nn.Sequential(nn.ConvTranspose2d(32, 16, 4, 2, 1), nn.ReLU(), nn.ConvTranspose2d(16, 1, 4, 2, 1))
+    opt = torch.optim.Adam([p for m in (encoder, mu, log_var, expand, decoder) for p in m.parameters()], lr=1e-3)
+    x = torch.rand(64, 1, 28, 28)
+
+    def loss_of():
+        h = encoder(x)
+        m, lv = mu(h), log_var(h)
+        z = m + torch.randn_like(m) * torch.exp(0.5 * lv)
+        reconstruction = decoder(expand(z).view(-1, 32, 7, 7))
+        kl = -0.5 * torch.sum(1 + lv - m.pow(2) - lv.exp())
+        return F.binary_cross_entropy_with_logits(reconstruction, x, reduction="sum") + kl
     return training_step(opt, loss_of)

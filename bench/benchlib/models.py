@@ -13,6 +13,9 @@ BUILTIN = ["mlp", "transformer", "dlrm", "cnn"]
 # The functions of heldout_models.py: steps unlike the built-in workloads. Listed here, not
 # there, so that a bench can name them without importing torch.
 HELDOUT = ["resnet18", "mobilenet", "gpt", "lstm_lm", "gru_seq", "unet", "vit", "tcn", "dcgan", "gnn", "seq2seq", "mixer"]
+# heldout_models.py's steps that use a feature of PyTorch: sparse embedding gradients, autocast,
+# packed sequences, Python numbers in the loss.
+FEATURES = ["dlrm_sparse", "autocast_mlp", "bilstm_packed", "vae"]
 
 
 def test_step(file, function):
@@ -24,7 +27,7 @@ def source_args(name):
     """The `mimic record` arguments that say what to record."""
     if ".py:" in name:
         return ["--script", name]
-    if name in HELDOUT:
+    if name in HELDOUT or name in FEATURES:
         return ["--script", f"{os.path.join(BENCH_DIR, 'heldout_models.py')}:{name}"]
     return ["--workload", name]
 
