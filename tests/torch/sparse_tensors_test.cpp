@@ -77,6 +77,25 @@ TEST(SparseTensors, PoolMakesThemSparseWithTheRecordedEntries) {
     EXPECT_EQ(g.sparse_dim(), 1);
 }
 
+TEST(SparseTensors, CoalescedWhereTheTraceSaysSo) {
+    // A graph's adjacency, coalesce()d by the model: the trace asks is_coalesced and gets true.
+    TestTrace b;
+    Value adjacency = sparse_tensor(b);
+    b.op("aten::is_coalesced", "aten::is_coalesced(Tensor self) -> bool", {adjacency}, {TestTrace::boolean(true)});
+    b.op("aten::sparse_dim", "aten::sparse_dim(Tensor self) -> int", {b.same(adjacency)}, {TestTrace::integer(2)});
+    b.op("aten::_nnz", "aten::_nnz(Tensor self) -> int", {b.same(adjacency)}, {TestTrace::integer(500)});
+    Trace trace = b.finish();
+    TensorPool pool(trace, c10::Device(c10::kCPU));
+    const TensorMeta& meta = trace.tensor(adjacency);
+    ASSERT_EQ(pool.reserve(meta), "");
+    at::Tensor a = pool.view(meta);
+    ASSERT_TRUE(a.is_sparse());
+    EXPECT_EQ(a.sparse_dim(), 2);
+    EXPECT_EQ(a._nnz(), 500);
+    EXPECT_TRUE(a.is_coalesced());
+    EXPECT_EQ(a.coalesce()._nnz(), 500);  // distinct entries, so the mark is true
+}
+
 TEST(SparseTensors, TheUpdateAndTheSparseOnlyOpReplay) {
     SparseTrace s = sgd_on_a_sparse_gradient();
     ReplayOptions options;

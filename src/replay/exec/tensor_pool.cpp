@@ -3,7 +3,10 @@
 #include <algorithm>
 
 #include <ATen/ops/_sparse_coo_tensor_unsafe.h>
+#include <ATen/ops/_unique.h>
+#include <ATen/ops/arange.h>
 #include <ATen/ops/cat.h>
+#include <ATen/ops/linspace.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/randint.h>
 #include <ATen/record_function.h>
@@ -71,17 +74,53 @@ const std::unordered_map<uint64_t, TensorPool::SparseShape>& TensorPool::sparse_
     for (NodeIndex i : trace_.execution_order()) {
         const Node& n = trace_.nodes[i.value];
         const std::string_view name = trace_.name(n);
-        const bool dims = name == "aten::sparse_dim", entries = name == "aten::_nnz";
-        if ((!dims && !entries) || n.inputs.count != 1 || n.outputs.count != 1) continue;
+        const bool dims = name == "aten::sparse_dim", entries = name == "aten::_nnz", coalesced = name == "aten::is_coalesced";
+        if ((!dims && !entries && !coalesced) || n.inputs.count != 1 || n.outputs.count != 1) continue;
         const Value& in = *trace_.value_ptr(n.inputs, 0);
         const Value& out = *trace_.value_ptr(n.outputs, 0);
-        if (in.kind != ValueKind::Tensor || out.kind != ValueKind::Int) continue;
+        if (in.kind != ValueKind::Tensor) continue;
         SparseShape& s = (*sparse_shapes_)[trace_.tensor(in).tensor_id];
+        if (coalesced) {
+            if (s.coalesced < 0 && out.kind == ValueKind::Bool) s.coalesced = out.payload.b ? 1 : 0;
+            continue;
+        }
+        if (out.kind != ValueKind::Int) continue;
         int64_t& field = dims ? s.sparse_dim : s.nnz;
         if (field < 0) field = out.payload.i;
     }
     return *sparse_shapes_;
 }
+
+namespace {
+
+// `nnz` distinct positions of the first `sparse_dim` dimensions of `sizes`,
+// in row-major order, as a [sparse_dim, nnz] index tensor: a coalesced
+// tensor's indices. Undefined when fewer positions exist than asked for.
+at::Tensor distinct_sorted_indices(const std::vector<int64_t>& sizes, int64_t sparse_dim, int64_t nnz,
+                                   const at::TensorOptions& longs) {
+    int64_t positions = 1;
+    for (int64_t d = 0; d < sparse_dim; ++d) {
+        if (__builtin_mul_overflow(positions, sizes[size_t(d)], &positions)) return {};
+    }
+    if (nnz > positions) return {};
+    // Draws with a margin for repeats, then the distinct ones (sorted), cut to nnz.
+    at::Tensor linear;
+    for (int64_t draw = nnz + nnz / 4 + 16; draw <= 64 * (nnz + 16); draw *= 2) {
+        linear = std::get<0>(at::_unique(at::randint(positions, {draw}, longs), /*sorted=*/true));
+        if (linear.numel() >= nnz) break;
+    }
+    if (linear.numel() < nnz) linear = at::arange(positions, longs);
+    // Keep nnz of them, spread over the whole range, still sorted.
+    linear = linear.index_select(0, at::linspace(0, double(linear.numel() - 1), nnz, longs.dtype(c10::kDouble)).to(c10::kLong));
+    at::Tensor indices = at::empty({sparse_dim, nnz}, longs);
+    for (int64_t d = sparse_dim - 1; d >= 0; --d) {
+        indices[d].copy_(linear.remainder(sizes[size_t(d)]));
+        linear = linear.div(sizes[size_t(d)], "floor");
+    }
+    return indices;
+}
+
+}  // namespace
 
 at::Tensor TensorPool::sparse_view(const TensorMeta& meta, const TensorLayout& layout) {
     Buffer& b = sparse_[{meta.tensor_id, int(layout.dtype)}];
@@ -96,14 +135,22 @@ at::Tensor TensorPool::sparse_view(const TensorMeta& meta, const TensorLayout& l
     c10::AutoGradMode no_grad(false);
     at::DisableRecordFunctionGuard unseen;
     const auto longs = at::TensorOptions().dtype(c10::kLong).device(device_);
-    std::vector<at::Tensor> rows;
-    for (int64_t d = 0; d < sparse_dim; ++d) rows.push_back(at::randint(layout.sizes[size_t(d)], {1, nnz}, longs));
-    at::Tensor indices = rows.empty() ? at::empty({0, nnz}, longs) : at::cat(rows, 0);
+    at::Tensor indices = shape.coalesced == 1 ? distinct_sorted_indices(layout.sizes, sparse_dim, nnz, longs)
+                                              : at::Tensor();
+    if (!indices.defined()) {
+        std::vector<at::Tensor> rows;
+        for (int64_t d = 0; d < sparse_dim; ++d) rows.push_back(at::randint(layout.sizes[size_t(d)], {1, nnz}, longs));
+        indices = rows.empty() ? at::empty({0, nnz}, longs) : at::cat(rows, 0);
+    }
     std::vector<int64_t> value_sizes{nnz};
     value_sizes.insert(value_sizes.end(), layout.sizes.begin() + sparse_dim, layout.sizes.end());
     at::Tensor values = at::empty(value_sizes, at::TensorOptions().dtype(layout.dtype).device(device_));
     fill_replay_values(values);
     b.storage_holder = at::_sparse_coo_tensor_unsafe(indices, values, layout.sizes);
+    // A tensor the original had coalesced (a graph's adjacency, coalesce()d
+    // once) takes the kernels' coalesced paths; its indices are distinct and
+    // sorted, so the mark is true.
+    if (indices.size(1) == nnz && shape.coalesced == 1) b.storage_holder._coalesced_(true);
     allocated_bytes_ += indices.nbytes() + values.nbytes();
     if (keep_copies_) b.pristine = b.storage_holder.clone();
     return b.storage_holder;

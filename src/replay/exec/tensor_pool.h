@@ -64,11 +64,13 @@ private:
     };
     Key key_of(const TensorMeta& meta, c10::ScalarType dtype) const;
     at::Tensor sparse_view(const TensorMeta& meta, const TensorLayout& layout);
-    // Per sparse tensor id, its sparse dimensions and stored entries where
-    // the trace first asks (aten::sparse_dim, aten::_nnz); built on first use.
+    // Per sparse tensor id, its sparse dimensions, stored entries and whether
+    // they are coalesced, where the trace first asks (aten::sparse_dim,
+    // aten::_nnz, aten::is_coalesced); built on first use.
     struct SparseShape {
         int64_t sparse_dim = -1;
         int64_t nnz = -1;
+        int coalesced = -1;  // aten::is_coalesced's answer: 1, 0, or -1 (never asked)
     };
     const std::unordered_map<uint64_t, SparseShape>& sparse_shapes();
 
