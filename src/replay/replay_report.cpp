@@ -123,8 +123,18 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
         r.original_ms = *meta->untraced_median_ms;
         r.original_source = "meta.json untraced median";
     } else if (gaps.instrumented && gaps.traced_span_us > 0) {
-        r.original_ms = gaps.untraced_us / 1000.0;
-        r.original_source = "untraced, estimated: the profiled span less the recording's instrumentation measured here";
+        if (gaps.untraced_us > 0) {
+            r.original_ms = gaps.untraced_us / 1000.0;
+            r.original_source = "untraced, estimated: the profiled span less the recording's instrumentation measured here";
+        } else {
+            // The replay paid more for the instrumentation than the whole
+            // profiled span: its ops did more under it than the original's
+            // (an op whose work depends on its inputs' values, replayed on
+            // synthetic ones). No estimate is better than a zero.
+            r.original_source = "no untraced estimate: the instrumentation measured here is not less than the profiled "
+                                "span (the replay did more under it than the original: ops whose work depends on their "
+                                "inputs' values)";
+        }
     } else if (std::optional<double> span = profiled_span(trace, sel)) {
         r.original_ms = *span;
         r.original_source = sel.label_node != kNoNode && linked(sel.label_node)

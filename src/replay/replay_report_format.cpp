@@ -213,6 +213,8 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                          r.gaps.scale));
     if (r.original_ms)
         line(fmt::format("  original {:.3f} ms ({}), error {:+.1f}%", *r.original_ms, r.original_source, r.error_pct.value_or(0)));
+    else if (!r.original_source.empty())
+        line(fmt::format("  original: {}", r.original_source));
     else
         line("  original time unknown (no meta.json and no linked profile)");
     if (!r.times_comparable)

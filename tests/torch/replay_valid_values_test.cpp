@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <ATen/core/Tensor.h>
+#include <ATen/ops/_unique.h>
 #include <ATen/ops/arange.h>
 
 #include "replay/replayer.h"
@@ -191,6 +192,43 @@ TEST(ReplayValidValues, PackedSequenceLengthsAndBatchSizes) {
     ASSERT_EQ(sizes.numel(), longest);
     EXPECT_EQ(sizes.sum().item<int64_t>(), total);
     EXPECT_EQ(sizes[0].item<int64_t>(), sequences);
+}
+
+TEST(ReplayValidValues, MasksSelectAsManyAsTheRecordedResultHolds) {
+    // x[mask] with 37 of 64 rows selected, then the backward's index_put_ of 37
+    // rows of gradient, masked_select of 100 of 256, nonzero of 5 of 64: the
+    // pool's random masks would select about half, and the index_put_ would
+    // refuse values of the recorded shape.
+    TestTrace b;
+    const char* kIndex = "aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor";
+    b.op("aten::index", kIndex, {b.tensor({64, 8}, "float", 80), b.list({b.tensor({64}, "bool", 81)})},
+         {b.tensor({37, 8}, "float", 82)});
+    b.op("aten::_index_put_impl_",
+         "aten::_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, "
+         "bool unsafe=False) -> Tensor(a!)",
+         {b.tensor({64, 8}, "float", 83), b.list({b.tensor({64}, "bool", 84)}), b.tensor({37, 8}, "float", 85),
+          TestTrace::boolean(true), TestTrace::boolean(true)},
+         {b.tensor({64, 8}, "float", 83)});
+    b.op("aten::masked_select", "aten::masked_select(Tensor self, Tensor mask) -> Tensor",
+         {b.tensor({16, 16}, "float", 86), b.tensor({16, 16}, "bool", 87)}, {b.tensor({100}, "float", 88)});
+    b.op("aten::nonzero", "aten::nonzero(Tensor self) -> Tensor", {b.tensor({8, 8}, "bool", 89)},
+         {b.tensor({5, 2}, "long int", 90)});
+    b.op("aten::embedding_renorm_",
+         "aten::embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)",
+         {b.tensor({50, 4}, "float", 91), b.tensor({30}, "long int", 92), TestTrace::real(1.0), TestTrace::real(2.0)},
+         {b.tensor({50, 4}, "float", 91)});
+    Trace trace = b.finish();
+    auto r = replay(trace);
+    ASSERT_EQ(r->replayed_count(), 5u) << skips(*r);
+    const auto& steps = r->steps();
+    EXPECT_EQ(steps[0].args[1].toList().get(0).toTensor().sum().item<int64_t>(), 37);
+    EXPECT_EQ(steps[1].args[1].toList().get(0).toTensor().sum().item<int64_t>(), 37);
+    EXPECT_EQ(steps[2].args[1].toTensor().sum().item<int64_t>(), 100);
+    EXPECT_EQ(steps[3].args[0].toTensor().sum().item<int64_t>(), 5);
+    // The rows renormed are spread over the table, as the lookups were, not all row 0.
+    at::Tensor rows = steps[4].args[1].toTensor();
+    EXPECT_LT(rows.max().item<int64_t>(), 50);
+    EXPECT_GT(std::get<0>(at::_unique(rows)).numel(), 5);
 }
 
 }  // namespace

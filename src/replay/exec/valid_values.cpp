@@ -6,6 +6,8 @@
 #include <ATen/ops/max_pool2d_with_indices.h>
 #include <ATen/ops/max_pool3d_with_indices.h>
 #include <ATen/ops/randint.h>
+#include <ATen/ops/randperm.h>
+#include <ATen/ops/zeros.h>
 #include <ATen/ops/tensor.h>
 
 #include <algorithm>
@@ -178,11 +180,28 @@ std::string loss_target(const Args& a, size_t input, size_t target, Overrides& o
     return indices(a, target, classes, out);
 }
 
-std::string advanced_index(const Args& a, Overrides& out) {
+// A boolean tensor of `shape` with exactly `count` elements true, at random
+// places: a mask that selects as many elements as the original's did, so
+// what it selects has the recorded shape.
+at::Tensor mask_with_count(const std::vector<int64_t>& shape, int64_t count, c10::Device device) {
+    const int64_t n = numel(shape);
+    at::Tensor flat = at::zeros({n}, at::TensorOptions().dtype(c10::kBool));
+    if (count > 0) flat.index_fill_(0, at::randperm(n, at::TensorOptions().dtype(c10::kLong)).narrow(0, 0, std::min(count, n)), true);
+    return flat.view(shape).to(device);
+}
+
+std::string advanced_index(const Args& a, bool put, Overrides& out) {
     // index(self, Tensor?[] indices), index_put_(self, indices, values, ...): the k-th index
-    // tensor indexes dimension k of self. Boolean masks keep their pool values.
+    // tensor indexes dimension k of self. A boolean mask alone in first place (`x[mask]`)
+    // selects as many elements as the recorded result has rows (index) or as the
+    // recorded values (index_put); other masks keep their pool values.
     const Value* list = a.value(1);
     if (!list || list->kind != ValueKind::List) return {};
+    int64_t selected = -1;
+    if (list->payload.range.count == 1) {
+        const std::vector<int64_t> result = put ? a.shape(2) : a.output_shape(0);
+        if (!result.empty() && (!put || numel(result) > 1)) selected = result[0];
+    }
     std::vector<int64_t> self = a.shape(0);
     c10::List<c10::optional<at::Tensor>> rebuilt;
     bool changed = false;
@@ -193,6 +212,11 @@ std::string advanced_index(const Args& a, Overrides& out) {
         if (!m || !layout_of(a.ctx.trace, *m, l).empty()) {
             if (m) return "index list element " + std::to_string(k) + ": " + layout_of(a.ctx.trace, *m, l);
             rebuilt.push_back(c10::nullopt);
+            continue;
+        }
+        if (l.dtype == c10::kBool && k == 0 && selected >= 0 && selected <= l.numel) {
+            rebuilt.push_back(mask_with_count(l.sizes, selected, a.ctx.pool.device()));
+            changed = true;
             continue;
         }
         if (!c10::isIntegralType(l.dtype, false)) {
@@ -294,8 +318,27 @@ std::string valid_values(const ValidValueContext& ctx, Overrides& out) {
         return indices(a, 3, dim_size(sizes, a.integer(2, 0)), out);
     }
     if (name == "take") return indices(a, 1, numel(a.shape(0)), out);
-    if (name == "index" || name == "index_put" || name == "index_put_" || name == "_index_put_impl_")
-        return advanced_index(a, out);
+    if (name == "index") return advanced_index(a, false, out);
+    if (name == "index_put" || name == "index_put_" || name == "_index_put_impl_") return advanced_index(a, true, out);
+    if (name == "embedding_renorm_") return indices(a, 1, dim_size(a.shape(0), 0), out);
+    if (name == "masked_select" && a.tensor(1) && a.shape(1) == a.shape(0)) {
+        // (self, mask): as many elements as the recorded result holds.
+        const std::vector<int64_t> result = a.output_shape(0);
+        const int64_t selected = result.size() == 1 ? result[0] : -1;
+        if (selected >= 0 && selected <= numel(a.shape(1)))
+            out.emplace_back(1, mask_with_count(a.shape(1), selected, a.ctx.pool.device()));
+        return {};
+    }
+    if ((name == "nonzero" || name == "argwhere") && a.tensor(0)) {
+        // A condition true as many times as the recorded result has rows.
+        const std::vector<int64_t> result = a.output_shape(0);
+        if (result.size() == 2 && result[0] <= numel(a.shape(0))) {
+            TensorLayout l;
+            layout_of(a.ctx.trace, *a.tensor(0), l);
+            out.emplace_back(0, mask_with_count(a.shape(0), result[0], a.ctx.pool.device()).to(l.dtype));
+        }
+        return {};
+    }
     if (name == "nll_loss" || name == "nll_loss_nd" || name == "nll_loss2d" || name == "nll_loss_forward" ||
         name == "nll_loss2d_forward" || name == "cross_entropy_loss" || name == "multi_margin_loss" ||
         name == "multilabel_margin_loss")

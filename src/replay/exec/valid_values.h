@@ -1,7 +1,9 @@
 // Inputs whose values matter for correctness, not only their shape: indices
 // (embedding, embedding_bag, index_select, gather, scatter, index, take),
 // loss targets (nll_loss, cross_entropy), bag offsets, max-pool indices, a
-// packed sequence's lengths and batch sizes. For
+// packed sequence's lengths and batch sizes, and boolean masks (x[mask],
+// masked_select, nonzero), which select as many elements as the recorded
+// result holds, so that what follows gets the recorded shapes. For
 // these the pool's arbitrary data would index out of range, which ATen's CPU
 // kernels check only in part (max_pool2d_with_indices_backward writes where
 // its indices say). Each gets a dedicated tensor of valid values derived from
