@@ -196,7 +196,8 @@ TEST(ReplayValidValues, PackedSequenceLengthsAndBatchSizes) {
 
 TEST(ReplayValidValues, MasksSelectAsManyAsTheRecordedResultHolds) {
     // x[mask] with 37 of 64 rows selected, then the backward's index_put_ of 37
-    // rows of gradient, masked_select of 100 of 256, nonzero of 5 of 64: the
+    // rows of gradient, masked_select of 100 of 256, nonzero of 5 of 64, an
+    // expert's tokens by where(routing == e), 263 of 1,024: the
     // pool's random masks would select about half, and the index_put_ would
     // refuse values of the recorded shape.
     TestTrace b;
@@ -217,9 +218,12 @@ TEST(ReplayValidValues, MasksSelectAsManyAsTheRecordedResultHolds) {
          "aten::embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)",
          {b.tensor({50, 4}, "float", 91), b.tensor({30}, "long int", 92), TestTrace::real(1.0), TestTrace::real(2.0)},
          {b.tensor({50, 4}, "float", 91)});
+    b.op("aten::where", "aten::where(Tensor condition) -> Tensor[]", {b.tensor({512, 2}, "bool", 93)},
+         {b.list({b.tensor({263}, "long int", 94), b.tensor({263}, "long int", 95)})});
     Trace trace = b.finish();
     auto r = replay(trace);
-    ASSERT_EQ(r->replayed_count(), 5u) << skips(*r);
+    ASSERT_EQ(r->replayed_count(), 6u) << skips(*r);
+    EXPECT_EQ(r->steps()[5].args[0].toTensor().sum().item<int64_t>(), 263);
     const auto& steps = r->steps();
     EXPECT_EQ(steps[0].args[1].toList().get(0).toTensor().sum().item<int64_t>(), 37);
     EXPECT_EQ(steps[1].args[1].toList().get(0).toTensor().sum().item<int64_t>(), 37);

@@ -57,11 +57,14 @@ struct Args {
         }
         return out;
     }
-    // The recorded shape of output i, empty when it is not a tensor.
+    // The recorded shape of output i (of its first element when it is a
+    // Tensor[]), empty when it is not a tensor.
     std::vector<int64_t> output_shape(size_t i) const {
         const Node& n = ctx.node;
         if (i >= n.outputs.count) return {};
-        const Value& v = *ctx.trace.value_ptr(n.outputs, uint32_t(i));
+        const Value* out = ctx.trace.value_ptr(n.outputs, uint32_t(i));
+        if (out->kind == ValueKind::List && out->payload.range.count > 0) out = &ctx.trace.values[out->payload.range.begin];
+        const Value& v = *out;
         if (v.kind != ValueKind::Tensor || ctx.trace.tensor(v).undefined) return {};
         const TensorMeta& m = ctx.trace.tensor(v);
         return {ctx.trace.shape(m), ctx.trace.shape(m) + m.rank};
@@ -329,10 +332,13 @@ std::string valid_values(const ValidValueContext& ctx, Overrides& out) {
             out.emplace_back(1, mask_with_count(a.shape(1), selected, a.ctx.pool.device()));
         return {};
     }
-    if ((name == "nonzero" || name == "argwhere") && a.tensor(0)) {
-        // A condition true as many times as the recorded result has rows.
+    if ((name == "nonzero" || name == "argwhere" || name == "where" || name == "nonzero_numpy") && a.tensor(0) &&
+        ctx.args.size() == 1) {
+        // A condition true as many times as the recorded result has rows
+        // (nonzero: [count, dims]; where(condition): one [count] per dimension).
         const std::vector<int64_t> result = a.output_shape(0);
-        if (result.size() == 2 && result[0] <= numel(a.shape(0))) {
+        const bool listed = name == "where" || name == "nonzero_numpy";
+        if (result.size() == (listed ? 1u : 2u) && result[0] <= numel(a.shape(0))) {
             TensorLayout l;
             layout_of(a.ctx.trace, *a.tensor(0), l);
             out.emplace_back(0, mask_with_count(a.shape(0), result[0], a.ctx.pool.device()).to(l.dtype));
