@@ -403,7 +403,7 @@ const Registrar registrar{{
         auto args = std::make_shared<CalibrateArgs>();
         app.footer("Example: mimic calibrate rec/mlp rec/cnn --out costs.db && mimic predict rec/mlp --costs costs.db");
         app.add_option("traces", args->traces, "ETs or `mimic record` directories whose operators to measure");
-        app.add_option("--out", args->out, "cost database to write or add to (default costs.db)");
+        app.add_option("-o,--out", args->out, "cost database to write or add to (default costs.db)");
         app.add_flag("--quick", args->quick, "fewer timing passes");
         app.add_option("--threads", args->threads, "intra-op threads to measure with (default: each recording's)");
         app.add_option("--batch-scales", args->batch_scales,

@@ -160,7 +160,7 @@ const Registrar registrar{{
             ->required();
         app.add_option("--profile", args->profile, "profiler (Kineto) trace to link to the one trace given");
         app.add_option("--to", args->to, "target format")->check(CLI::IsMember({"chakra"}));
-        app.add_option("--out", args->out, "output prefix: writes PREFIX.<rank>.et")->required();
+        app.add_option("-o,--out", args->out, "output prefix: writes PREFIX.<rank>.et")->required();
         app.add_option("--json", args->json, "also write a summary as JSON to FILE ('-': JSON alone on stdout)");
         app.add_option("--costs", args->costs, "cost database (mimic calibrate): durations for host ops a profile does not time");
         app.footer("Example: mimic convert rec/ --to chakra --out chakra/job && mimic simulate chakra/job --network net.yml --system sys.json");

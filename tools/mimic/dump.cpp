@@ -42,7 +42,7 @@ const Registrar registrar{{
     [](CLI::App& app) -> RunFn {
         auto args = std::make_shared<DumpArgs>();
         app.add_option("trace", args->trace, "Chakra trace (.et, plain or gzip)")->required();
-        app.add_option("--out", args->out, "write the JSON to FILE instead of stdout");
+        app.add_option("-o,--out", args->out, "write the JSON to FILE instead of stdout");
         app.footer("Example: mimic dump chakra/job.0.et > job.0.json");
         return [args] { return run(*args); };
     },

@@ -30,7 +30,7 @@ const Registrar registrar{{
         auto args = std::make_shared<EncodeArgs>();
         app.add_option("json", args->json, "JSON dump: {\"metadata\": ..., \"nodes\": [...]} (plain or gzip)")
             ->required();
-        app.add_option("--out", args->out, "Chakra trace to write")->required();
+        app.add_option("-o,--out", args->out, "Chakra trace to write")->required();
         app.footer("Example: mimic encode job.0.json --out job.0.et");
         return [args] { return run(*args); };
     },

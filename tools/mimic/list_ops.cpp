@@ -34,7 +34,7 @@ const Registrar registrar{{
     "List the operators this libtorch registers and whether each has a CPU kernel",
     [](CLI::App& app) -> RunFn {
         auto args = std::make_shared<ListOpsArgs>();
-        app.add_option("--out", args->out, "write the table to FILE instead of stdout");
+        app.add_option("-o,--out", args->out, "write the table to FILE instead of stdout");
         app.footer("Example: mimic list-ops --out cpu_ops.tsv");
         return [args] { return run(*args); };
     },

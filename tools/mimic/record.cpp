@@ -154,7 +154,7 @@ const Registrar registrar{Command{
         auto* script = app.add_option("--script", o->script,
                                       "FILE.py:FUNCTION returning a step callable (or being the step)");
         workload->excludes(script);
-        app.add_option("--out", o->out, "output directory (DIR/rank<N>/ per rank with --nproc)");
+        app.add_option("-o,--out", o->out, "output directory (DIR/rank<N>/ per rank with --nproc)");
         app.add_flag("--force", o->force, "overwrite a previous recording in --out");
         app.add_flag("--list", o->list, "list the built-in workloads");
         app.add_option("--warmup", o->warmup, "untimed iterations before timing (default 3)")

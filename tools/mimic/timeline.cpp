@@ -38,7 +38,7 @@ const Registrar registrar{{
         app.add_option("trace", args->trace, "ET (.json/.json.gz), Chakra .et, a `mimic record` directory, or a directory of ranks (one process per rank)")
             ->required();
         app.add_option("--profile", args->profile, "profiler (Kineto) trace to link for the times");
-        app.add_option("--out", args->out, "Chrome trace JSON to write")->required();
+        app.add_option("-o,--out", args->out, "Chrome trace JSON to write")->required();
         app.footer("Example: mimic timeline trace_et.json.gz --profile kineto.json --out timeline.json   (open in ui.perfetto.dev)");
         return [args] { return run(*args); };
     },
