@@ -27,23 +27,26 @@ struct AutocastTrace {
     uint64_t linear = 0;
 };
 
-// linear(x, w) recorded under autocast when `under_autocast`, else a plain
-// float linear; then mm(its result, y) in bfloat16.
-AutocastTrace linear_then_mm(bool under_autocast) {
+constexpr int64_t kHalfCode = 5;
+
+// linear(x, w) recorded under autocast to `dtype` when `under_autocast`,
+// else a plain float linear; then, with `then_mm`, mm(its result, y) in that dtype.
+AutocastTrace linear_then_mm(bool under_autocast, const std::string& dtype = "c10::BFloat16",
+                             int64_t dtype_code = kBFloat16Code, bool then_mm = true) {
     TestTrace b;
     Value x = b.tensor({8, 16}, "float", 40), w = b.tensor({4, 16}, "float", 41);
-    Value out = b.tensor({8, 4}, under_autocast ? "c10::BFloat16" : "float", 42);
+    Value out = b.tensor({8, 4}, under_autocast ? dtype : "float", 42);
     AutocastTrace t;
     t.linear = b.op("aten::linear", kLinear, {x, w, TestTrace::none()}, {out});
     if (under_autocast) {
-        Value xb = b.tensor({8, 16}, "c10::BFloat16", 43), wb = b.tensor({4, 16}, "c10::BFloat16", 44);
-        b.op("aten::to", kTo, {b.same(x), TestTrace::integer(kBFloat16Code), TestTrace::boolean(false),
+        Value xb = b.tensor({8, 16}, dtype, 43), wb = b.tensor({4, 16}, dtype, 44);
+        b.op("aten::to", kTo, {b.same(x), TestTrace::integer(dtype_code), TestTrace::boolean(false),
                                TestTrace::boolean(false), TestTrace::none()}, {xb}, t.linear);
-        b.op("aten::to", kTo, {b.same(w), TestTrace::integer(kBFloat16Code), TestTrace::boolean(false),
+        b.op("aten::to", kTo, {b.same(w), TestTrace::integer(dtype_code), TestTrace::boolean(false),
                                TestTrace::boolean(false), TestTrace::none()}, {wb}, t.linear);
         b.op("aten::linear", kLinear, {b.same(xb), b.same(wb), TestTrace::none()}, {b.same(out)}, t.linear);
     }
-    b.op("aten::mm", kMm, {b.same(out), b.tensor({4, 2}, "c10::BFloat16", 45)}, {b.tensor({8, 2}, "c10::BFloat16", 46)});
+    if (then_mm) b.op("aten::mm", kMm, {b.same(out), b.tensor({4, 2}, dtype, 45)}, {b.tensor({8, 2}, dtype, 46)});
     t.trace = b.finish();
     return t;
 }
@@ -66,6 +69,13 @@ TEST(AutocastRegion, FoundFromTheCastsAndTheInnerCall) {
 
 TEST(AutocastRegion, TheBackwardGemmReadsABfloat16Result) {
     EXPECT_EQ(replayed(linear_then_mm(true).trace), 2u);
+}
+
+TEST(AutocastRegion, AGpuTracesFloat16RegionReplaysWithoutIt) {
+    // torch 1.13's CPU autocast takes bfloat16 only: the linear runs in float, as before.
+    AutocastTrace t = linear_then_mm(true, "c10::Half", kHalfCode, /*then_mm=*/false);
+    EXPECT_EQ(autocast_dtype(t.trace, t.trace.find(NodeId(t.linear))), c10::kHalf);
+    EXPECT_EQ(replayed(t.trace), 1u);
 }
 
 TEST(AutocastRegion, LeavesAutocastAsItFoundIt) {

@@ -25,7 +25,7 @@ c10::ScalarType autocast_dtype(const Trace& trace, NodeIndex node);
 // region dropped it at its end, once per step, and a cache kept across
 // iterations would leave later iterations without their weight casts.
 // Throws c10::Error, changing nothing, for a dtype CPU autocast does not take
-// (torch 1.13: all but bfloat16); the step is then skipped with that reason.
+// (torch 1.13: all but bfloat16); the step builder gives it none such.
 class AutocastScope {
 public:
     explicit AutocastScope(c10::ScalarType dtype);

@@ -231,7 +231,9 @@ std::string StepBuilder::build(NodeIndex node, const c10::OperatorHandle& op, co
     step.unboxed = find_unboxed_call(op.operator_name());
     step.node = node;
     step.name = std::string(trace_.name(trace_.nodes[node.value]));
-    step.autocast = autocast_dtype(trace_, node);
+    // torch 1.13's CPU autocast runs bfloat16 only: a GPU trace's float16
+    // region replays as before, without autocast, rather than not at all.
+    if (const c10::ScalarType dtype = autocast_dtype(trace_, node); dtype == c10::kBFloat16) step.autocast = dtype;
     Conversion c;
     step.args.reserve(formals.size());
     for (size_t i = 0; i < formals.size(); ++i) {
