@@ -156,6 +156,7 @@ std::string report_json(const ReplayReport& r) {
 std::string op_times_json(const ReplayReport& r) {
     JsonWriter w;
     w.begin_object().field("trace", r.settings.trace_path).field("iteration_label", r.iteration_label);
+    w.field("host_gaps", r.settings.host_gaps);  // what each op's host_gap_us is
     w.key("ops").begin_array();
     for (const OpTime& t : r.op_times) {
         w.begin_object().field("node_id", t.node_id).field("name", t.name).field("replay_us", t.replay_us);

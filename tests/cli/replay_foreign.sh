@@ -38,6 +38,23 @@ assert estimate < span and gaps["replay_traced_ms"] > gaps["replay_untraced_ms"]
 assert 0.5 < gaps["original_speed"] < 2
 PY
 
+# calibrate fits host time on such a trace from its replay's estimate of the untraced gaps
+# (there is no untraced run to fit on), and predict then counts host time.
+"$MIMIC" calibrate "$TMP/lstm" --out "$TMP/costs.db" --quick --no-sweeps --threads 1 > "$TMP/calibrate.txt" 2>&1 \
+    || { cat "$TMP/calibrate.txt"; fail "calibrate"; }
+grep -q "host time per op: [0-9.]* us before an op called from Python" "$TMP/calibrate.txt" \
+    || fail "no host time fitted on a foreign trace: $(grep 'host time' "$TMP/calibrate.txt")"
+"$MIMIC" predict "$TMP/lstm" --costs "$TMP/costs.db" --json "$TMP/predict.json" > /dev/null 2>&1 || fail "predict"
+python3 - "$TMP/costs.db" "$TMP/predict.json" <<'PY' || fail "the fitted host time"
+import json, sys
+db, pred = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+host = db["host"]
+print(f"host: {host['python_op_us']:.2f} us per Python op, {host['autograd_op_us']:.2f} per backward op, "
+      f"{len(host['per_op_us'])} op names; predicted host overhead {pred['breakdown']['host_overhead_ms']:.3f} ms")
+assert host["fitted_on"] and "profile" in host["fitted_on"][0]
+assert host["python_op_us"] > 0 and pred["breakdown"]["host_overhead_ms"] > 0
+PY
+
 # Without its profile the same ET replays op time only, and says so.
 "$MIMIC" replay "$TMP/lstm/et.json" --threads 1 --iters 1 --op-passes 1 --no-profiled-pass > "$TMP/bare.txt" 2>&1 \
     || fail "replay of the ET alone"

@@ -106,21 +106,32 @@ double median(std::vector<double> v) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// node id -> the replay's per-op time, from `replay --op-times`.
-std::map<uint64_t, double> read_op_times(const std::string& path) {
+// What `replay --op-times` wrote: per node id, the replay's time of the op
+// and, when the replay estimated the original's untraced host time from the
+// profile (a trace recorded without mimic: --host-gaps instrumented), the
+// gap before it.
+struct ReplayedOps {
+    std::map<uint64_t, double> times;
+    std::map<uint64_t, double> estimated_gaps;
+};
+
+ReplayedOps read_op_times(const std::string& path) {
     simdjson::dom::parser parser;
     simdjson::padded_string text;
     const simdjson::dom::object root = parse_json_object_file(path, parser, text);
-    std::map<uint64_t, double> times;
+    ReplayedOps out;
     simdjson::dom::array ops;
     if (root["ops"].get(ops) != simdjson::SUCCESS) fail({path, -1, -1, "ops"}, "missing");
+    std::string_view mode;
+    const bool estimated = root["host_gaps"].get(mode) == simdjson::SUCCESS && mode == "instrumented";
     for (auto op : ops) {
         uint64_t id;
-        double us;
+        double us, gap;
         if (op["node_id"].get(id) != simdjson::SUCCESS || op["replay_us"].get(us) != simdjson::SUCCESS) continue;
-        times[id] = us;
+        out.times[id] = us;
+        if (estimated && op["host_gap_us"].get(gap) == simdjson::SUCCESS) out.estimated_gaps[id] = gap;
     }
-    return times;
+    return out;
 }
 
 struct HostRow {
@@ -156,6 +167,22 @@ double trimmed_mean(std::vector<double> v) {
             ++n;
         }
     return n ? s / static_cast<double>(n) : 0;
+}
+
+// The host gaps a replay estimated for a trace recorded without mimic,
+// summed as add_gaps sums a recording's measured ones (no fault counts).
+void add_estimated_gaps(const std::string& name, const std::map<uint64_t, double>& gaps, const Trace& trace,
+                        const std::vector<model::TopLevelOp>& tops, GapSums& sums) {
+    if (gaps.empty()) return;
+    for (const auto& t : tops) {
+        const Node& n = trace.nodes[t.node];
+        const auto g = gaps.find(n.id.value);
+        if (g == gaps.end()) continue;
+        sums.by_op[model::HostCosts::key(std::string(trace.name(n)), t.backward)].push_back(g->second);
+        (t.backward ? sums.autograd_us : sums.python_us) += g->second;
+        ++(t.backward ? sums.autograd_ops : sums.python_ops);
+    }
+    sums.names.push_back(name + " (its profile's gaps, less the instrumentation measured here)");
 }
 
 void add_gaps(const std::string& gaps_path, const Trace& trace, const std::vector<model::TopLevelOp>& tops, GapSums& sums) {
@@ -267,6 +294,7 @@ int run(const CalibrateArgs& args) {
     const std::string binary = self_binary();
     std::vector<HostRow> host_rows;
     GapSums gap_sums;
+    GapSums estimated_gap_sums;  // traces recorded without mimic: their replays' estimates
     size_t added = 0, skipped = 0;
     const TempDir scaled_dir("mimic-calibrate");
     const std::vector<CalibrationInput> inputs = calibration_inputs(args, scaled_dir);
@@ -331,8 +359,10 @@ int run(const CalibrateArgs& args) {
         const SubprocessResult r = run_subprocess(argv, {{"MIMIC_NO_PROGRESS", "1"}});
         if (r.exit_code != 0 || r.term_signal != 0)
             fail({input, -1, -1, ""}, "the replay that times its ops failed (exit " + std::to_string(r.exit_code) + ")");
-        const std::map<uint64_t, double> times = read_op_times(tmp);
+        const ReplayedOps replayed = read_op_times(tmp);
+        const std::map<uint64_t, double>& times = replayed.times;
         std::filesystem::remove(tmp);
+        add_estimated_gaps(input, replayed.estimated_gaps, trace, tops, estimated_gap_sums);
         std::map<std::string, std::vector<double>> samples;
         double op_sum = 0;
         HostRow row;
@@ -369,6 +399,9 @@ int run(const CalibrateArgs& args) {
             host_rows.push_back(row);
         }
     }
+    // Measured gaps first; a trace recorded without mimic gives its replay's
+    // estimate only where no recording gives measured ones.
+    if (gap_sums.python_ops + gap_sums.autograd_ops == 0 && host_rows.empty()) gap_sums = std::move(estimated_gap_sums);
     if (gap_sums.python_ops + gap_sums.autograd_ops > 0) {
         // Measured gaps beat a fit on iteration times: those carry every
         // op's run-to-run spread, the gaps only the host's own time.
@@ -387,10 +420,10 @@ int run(const CalibrateArgs& args) {
     std::printf("%s: %zu signatures (%zu measured now, %zu inputs already measured)\n", args.out.c_str(), db.ops.size(), added,
                 skipped);
     if (db.host.fitted())
-        std::printf("host time per op: %.2f us before an op called from Python, %.2f us before a backward op (fitted on %zu recordings)\n",
+        std::printf("host time per op: %.2f us before an op called from Python, %.2f us before a backward op (fitted on %zu recordings or traces)\n",
                     db.host.python_op_us, db.host.autograd_op_us, db.host.fitted_on.size());
     else
-        std::printf("host time per op: not fitted (give recordings made by `mimic record`, which know their untraced time)\n");
+        std::printf("host time per op: not fitted (give recordings made by `mimic record`, which know their untraced time, or traces with their profiles)\n");
     std::printf("page faults: %.2f us each here; large fresh outputs fault on %.1f%% of their pages\n", db.host.fault_us,
                 100 * db.host.fresh_page_share);
     return 0;
