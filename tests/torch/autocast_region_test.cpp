@@ -8,6 +8,7 @@
 
 #include "replay/exec/autocast_region.h"
 #include "replay/replayer.h"
+#include "replay_once.h"
 #include "replay_test_trace.h"
 
 namespace mimic::replay {
@@ -51,15 +52,7 @@ AutocastTrace linear_then_mm(bool under_autocast, const std::string& dtype = "c1
     return t;
 }
 
-size_t replayed(const Trace& trace) {
-    ReplayOptions options;
-    options.selection.iteration = "all";
-    Replayer r(trace, options);
-    r.plan();
-    r.check();
-    r.run_iteration();
-    return r.replayed_count();
-}
+size_t replayed(const Trace& trace) { return testing::replay_once(trace)->replayed_count(); }
 
 TEST(AutocastRegion, FoundFromTheCastsAndTheInnerCall) {
     AutocastTrace with = linear_then_mm(true), without = linear_then_mm(false);

@@ -10,6 +10,7 @@
 
 #include "replay/replayer.h"
 #include "replay/exec/valid_values.h"
+#include "replay_once.h"
 #include "replay_test_trace.h"
 
 namespace mimic::replay {
@@ -21,22 +22,8 @@ const char* kEmbeddingBag =
     "aten::embedding_bag.padding_idx(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, "
     "bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx) -> (Tensor, Tensor, Tensor, Tensor)";
 
-// Plans and runs every op of the trace once; returns the replayer for inspection.
-std::unique_ptr<Replayer> replay(const Trace& trace) {
-    ReplayOptions options;
-    options.selection.iteration = "all";
-    auto r = std::make_unique<Replayer>(trace, options);
-    r->plan();
-    r->check();
-    r->run_iteration();
-    return r;
-}
-
-std::string skips(const Replayer& r) {
-    std::string s;
-    for (const SkippedOp& op : r.skipped()) s += op.name + ": " + op.reason + "; ";
-    return s;
-}
+std::unique_ptr<Replayer> replay(const Trace& trace) { return testing::replay_once(trace); }
+std::string skips(const Replayer& r) { return testing::skipped_ops(r); }
 
 TEST(ReplayValidValues, BagOffsetsAreMonotoneFromZero) {
     EXPECT_EQ(bag_offsets(4, 10, false), (std::vector<int64_t>{0, 2, 5, 7}));

@@ -9,6 +9,7 @@
 #include "replay/exec/tensor_layout.h"
 #include "replay/exec/tensor_pool.h"
 #include "replay/replayer.h"
+#include "replay_once.h"
 #include "replay_test_trace.h"
 
 namespace mimic::replay {
@@ -98,17 +99,10 @@ TEST(SparseTensors, CoalescedWhereTheTraceSaysSo) {
 
 TEST(SparseTensors, TheUpdateAndTheSparseOnlyOpReplay) {
     SparseTrace s = sgd_on_a_sparse_gradient();
-    ReplayOptions options;
-    options.selection.iteration = "all";
-    Replayer r(s.trace, options);
-    r.plan();
-    r.check();
-    r.run_iteration();
-    std::string skipped;
-    for (const SkippedOp& op : r.skipped()) skipped += op.name + ": " + op.reason + "; ";
-    EXPECT_EQ(r.replayed_count(), 3u) << skipped;
+    auto r = testing::replay_once(s.trace);
+    EXPECT_EQ(r->replayed_count(), 3u) << testing::skipped_ops(*r);
     bool update_read_sparse = false;
-    for (const Step& step : r.steps())
+    for (const Step& step : r->steps())
         if (step.name == "aten::add_") update_read_sparse = step.args[1].toTensor().is_sparse();
     EXPECT_TRUE(update_read_sparse);
 }

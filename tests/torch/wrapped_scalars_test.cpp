@@ -6,6 +6,7 @@
 
 #include "replay/exec/tensor_pool.h"
 #include "replay/replayer.h"
+#include "replay_once.h"
 #include "replay_test_trace.h"
 
 namespace mimic::replay {
@@ -36,15 +37,8 @@ TEST(WrappedScalars, AFloatLossTimesANumberStaysFloat) {
     b.op("aten::dot", "aten::dot(Tensor self, Tensor tensor) -> Tensor",  // refuses two dtypes
          {b.same(flat), b.tensor({1}, "float", 73)}, {b.tensor({}, "float", 74)});
     Trace trace = b.finish();
-    ReplayOptions options;
-    options.selection.iteration = "all";
-    Replayer r(trace, options);
-    r.plan();
-    r.check();
-    r.run_iteration();
-    std::string skipped;
-    for (const SkippedOp& op : r.skipped()) skipped += op.name + ": " + op.reason + "; ";
-    EXPECT_EQ(r.replayed_count(), 3u) << skipped;
+    auto r = testing::replay_once(trace);
+    EXPECT_EQ(r->replayed_count(), 3u) << testing::skipped_ops(*r);
 }
 
 }  // namespace
