@@ -25,7 +25,8 @@ c10::ScalarType cast_target(const Trace& trace, const Node& cast) {
 c10::ScalarType autocast_dtype(const Trace& trace, NodeIndex node) {
     const Node& n = trace.nodes[node.value];
     const std::string_view name = trace.name(n);
-    if (is_cast(name)) return c10::ScalarType::Undefined;
+    // Asked of every planned step: most have no children to look at.
+    if (trace.child_count(node) == 0 || is_cast(name)) return c10::ScalarType::Undefined;
     std::unordered_set<uint64_t> inputs;  // tensor ids the node was given
     for_each_tensor_index(trace, n.inputs, [&](uint32_t t) { inputs.insert(trace.tensors[t].tensor_id); });
     bool cast_an_input = false, called_again = false;

@@ -24,7 +24,7 @@ void fill_replay_values(at::Tensor& t) {
 }
 
 bool is_wrapped_scalar(const TensorLayout& layout) {
-    return layout.sizes.empty() && !layout.sparse &&
+    return layout.sizes.empty() &&  // 0-d, so never sparse
            (layout.dtype == c10::kDouble || layout.dtype == c10::kLong || layout.dtype == c10::kComplexDouble);
 }
 

@@ -57,27 +57,21 @@ struct Args {
         }
         return out;
     }
-    // The recorded shape of output i (of its first element when it is a
-    // Tensor[]), empty when it is not a tensor.
-    std::vector<int64_t> output_shape(size_t i) const {
-        const Node& n = ctx.node;
-        if (i >= n.outputs.count) return {};
-        const Value* out = ctx.trace.value_ptr(n.outputs, uint32_t(i));
-        if (out->kind == ValueKind::List && out->payload.range.count > 0) out = &ctx.trace.values[out->payload.range.begin];
-        const Value& v = *out;
-        if (v.kind != ValueKind::Tensor || ctx.trace.tensor(v).undefined) return {};
-        const TensorMeta& m = ctx.trace.tensor(v);
-        return {ctx.trace.shape(m), ctx.trace.shape(m) + m.rank};
-    }
-    // The shape of element 0 of recorded Tensor[] argument i, or of argument
-    // i itself when it is one tensor.
-    std::vector<int64_t> first_tensor_shape(size_t i) const {
-        const Value* v = value(i);
+    // The shape of a recorded tensor value, or of element 0 of a Tensor[];
+    // empty when it is neither.
+    std::vector<int64_t> first_tensor_shape_of(const Value* v) const {
         if (v && v->kind == ValueKind::List && v->payload.range.count > 0) v = &ctx.trace.values[v->payload.range.begin];
         if (!v || v->kind != ValueKind::Tensor || ctx.trace.tensor(*v).undefined) return {};
         const TensorMeta& m = ctx.trace.tensor(*v);
         return {ctx.trace.shape(m), ctx.trace.shape(m) + m.rank};
     }
+    // The recorded shape of output i (of its first element when it is a Tensor[]).
+    std::vector<int64_t> output_shape(size_t i) const {
+        return i < ctx.node.outputs.count ? first_tensor_shape_of(ctx.trace.value_ptr(ctx.node.outputs, uint32_t(i)))
+                                          : std::vector<int64_t>{};
+    }
+    // The shape of recorded argument i, or of its element 0 when it is a Tensor[].
+    std::vector<int64_t> first_tensor_shape(size_t i) const { return first_tensor_shape_of(value(i)); }
     // A fresh tensor shaped like recorded argument i (its pool-style values).
     at::Tensor like(size_t i) const {
         TensorLayout l;
