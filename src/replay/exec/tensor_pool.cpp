@@ -137,7 +137,8 @@ at::Tensor TensorPool::sparse_view(const TensorMeta& meta, const TensorLayout& l
     const auto longs = at::TensorOptions().dtype(c10::kLong).device(device_);
     at::Tensor indices = shape.coalesced == 1 ? distinct_sorted_indices(layout.sizes, sparse_dim, nnz, longs)
                                               : at::Tensor();
-    if (!indices.defined()) {
+    const bool distinct = indices.defined();
+    if (!distinct) {
         std::vector<at::Tensor> rows;
         for (int64_t d = 0; d < sparse_dim; ++d) rows.push_back(at::randint(layout.sizes[size_t(d)], {1, nnz}, longs));
         indices = rows.empty() ? at::empty({0, nnz}, longs) : at::cat(rows, 0);
@@ -149,8 +150,8 @@ at::Tensor TensorPool::sparse_view(const TensorMeta& meta, const TensorLayout& l
     b.storage_holder = at::_sparse_coo_tensor_unsafe(indices, values, layout.sizes);
     // A tensor the original had coalesced (a graph's adjacency, coalesce()d
     // once) takes the kernels' coalesced paths; its indices are distinct and
-    // sorted, so the mark is true.
-    if (indices.size(1) == nnz && shape.coalesced == 1) b.storage_holder._coalesced_(true);
+    // sorted, so the mark is true. Random ones may repeat: no mark.
+    if (distinct) b.storage_holder._coalesced_(true);
     allocated_bytes_ += indices.nbytes() + values.nbytes();
     if (keep_copies_) b.pristine = b.storage_holder.clone();
     return b.storage_holder;
