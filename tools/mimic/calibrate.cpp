@@ -147,6 +147,13 @@ struct GapSums {
     double faults = 0, fresh_pages = 0;  // over ops with a fresh-sized output
     std::map<std::string, std::vector<double>> by_op;  // HostCosts::key -> gaps
     std::vector<std::string> names;
+
+    // The gap before one call of op `name`, from Python or (backward) the autograd engine.
+    void add(const std::string& name, bool backward, double gap_us) {
+        by_op[model::HostCosts::key(name, backward)].push_back(gap_us);
+        (backward ? autograd_us : python_us) += gap_us;
+        ++(backward ? autograd_ops : python_ops);
+    }
 };
 
 // Mean after dropping what lies outside 1.5 interquartile ranges.
@@ -178,9 +185,7 @@ void add_estimated_gaps(const std::string& name, const std::map<uint64_t, double
         const Node& n = trace.nodes[t.node];
         const auto g = gaps.find(n.id.value);
         if (g == gaps.end()) continue;
-        sums.by_op[model::HostCosts::key(std::string(trace.name(n)), t.backward)].push_back(g->second);
-        (t.backward ? sums.autograd_us : sums.python_us) += g->second;
-        ++(t.backward ? sums.autograd_ops : sums.python_ops);
+        sums.add(std::string(trace.name(n)), t.backward, g->second);
     }
     sums.names.push_back(name + " (its profile's gaps, less the instrumentation measured here)");
 }
@@ -218,14 +223,7 @@ void add_gaps(const std::string& gaps_path, const Trace& trace, const std::vecto
                 sums.fresh_pages += f->second;
             }
         }
-        sums.by_op[model::HostCosts::key(it->second.second, it->second.first)].push_back(gap);
-        if (it->second.first) {
-            sums.autograd_us += gap;
-            ++sums.autograd_ops;
-        } else {
-            sums.python_us += gap;
-            ++sums.python_ops;
-        }
+        sums.add(it->second.second, it->second.first, gap);
     }
     sums.names.push_back(gaps_path);
 }
