@@ -222,5 +222,51 @@ TEST(ReplayValidValues, MasksSelectAsManyAsTheRecordedResultHolds) {
     EXPECT_GT(std::get<0>(at::_unique(rows)).numel(), 5);
 }
 
+TEST(ReplayValidValues, SamplingOpsGetProbabilities) {
+    // torch.multinomial over a frequency table and bernoulli(p) refuse the
+    // pool's normal values (negative entries); binary_cross_entropy wants its
+    // input and target inside [0, 1].
+    TestTrace b;
+    b.op("aten::multinomial",
+         "aten::multinomial(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor",
+         {b.tensor({1000}, "float", 100), TestTrace::integer(64), TestTrace::boolean(true)}, {b.tensor({64}, "long int", 101)});
+    b.op("aten::bernoulli", "aten::bernoulli(Tensor self, *, Generator? generator=None) -> Tensor",
+         {b.tensor({32, 8}, "float", 102)}, {b.tensor({32, 8}, "float", 103)});
+    b.op("aten::binary_cross_entropy",
+         "aten::binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor",
+         {b.tensor({32}, "float", 104), b.tensor({32}, "float", 105), TestTrace::none(), TestTrace::integer(1)},
+         {b.tensor({}, "float", 106)});
+    Trace trace = b.finish();
+    auto r = replay(trace);
+    ASSERT_EQ(r->replayed_count(), 3u) << skips(*r);
+    for (auto [step, arg] : {std::pair{0, 0}, {1, 0}, {2, 0}, {2, 1}}) {
+        at::Tensor p = r->steps()[size_t(step)].args[size_t(arg)].toTensor();
+        EXPECT_GT(p.min().item<float>(), 0.0f) << "step " << step << " argument " << arg;
+        EXPECT_LE(p.max().item<float>(), 1.0f) << "step " << step << " argument " << arg;
+    }
+}
+
+TEST(ReplayValidValues, ScalarListsOfForeachOps) {
+    // Adam and AdamW with foreach=True divide by one bias correction per
+    // parameter: Scalar[] arguments of _foreach_div_ and _foreach_addcdiv_.
+    TestTrace b;
+    Value p1 = b.tensor({16, 8}, "float", 110), p2 = b.tensor({8}, "float", 111);
+    b.op("aten::_foreach_div_", "aten::_foreach_div_.ScalarList(Tensor(a!)[] self, Scalar[] scalars) -> ()",
+         {b.list({p1, p2}), b.list({TestTrace::real(0.5), TestTrace::real(0.25)})}, {});
+    b.op("aten::_foreach_addcdiv_",
+         "aten::_foreach_addcdiv_.ScalarList(Tensor(a!)[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar[] scalars) -> ()",
+         {b.list({b.same(p1), b.same(p2)}), b.list({b.tensor({16, 8}, "float", 112), b.tensor({8}, "float", 113)}),
+          b.list({b.tensor({16, 8}, "float", 114), b.tensor({8}, "float", 115)}),
+          b.list({TestTrace::real(-1e-3), TestTrace::integer(2)})},
+         {});
+    Trace trace = b.finish();
+    auto r = replay(trace);
+    ASSERT_EQ(r->replayed_count(), 2u) << skips(*r);
+    const c10::IValue& scalars = r->steps()[0].args[1];
+    ASSERT_TRUE(scalars.isList());
+    EXPECT_DOUBLE_EQ(scalars.toListRef()[1].toScalar().toDouble(), 0.25);
+    EXPECT_EQ(r->steps()[1].args[3].toListRef()[1].toScalar().toLong(), 2);
+}
+
 }  // namespace
 }  // namespace mimic::replay

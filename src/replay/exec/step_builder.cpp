@@ -172,6 +172,20 @@ std::string StepBuilder::convert(Conversion& c, uint16_t arg, const c10::TypePtr
                     out = std::move(list);
                     return {};
                 }
+                case K::NumberType: {
+                    // Scalar[]: the per-tensor factors of the optimizers'
+                    // _foreach_* ops (Adam's bias corrections, one per param).
+                    c10::List<at::Scalar> list;
+                    for (uint32_t k = 0; k < n; ++k) {
+                        const Value& e = item(k);
+                        if (e.kind == ValueKind::Double) list.push_back(e.payload.d);
+                        else if (e.kind == ValueKind::Int) list.push_back(e.payload.i);
+                        else if (e.kind == ValueKind::Bool) list.push_back(e.payload.b);
+                        else return "list element " + std::to_string(k) + ": " + mismatch(elem, e);
+                    }
+                    out = std::move(list);
+                    return {};
+                }
                 default:
                     return "argument type " + type->str() + " not supported";
             }

@@ -229,6 +229,17 @@ std::string advanced_index(const Args& a, bool put, Overrides& out) {
     return {};
 }
 
+// Probabilities in (0, 1] shaped like argument `i`: multinomial and
+// bernoulli refuse the pool's normal values (negative entries), and a
+// binary cross-entropy's input and target must lie in [0, 1].
+std::string probabilities(const Args& a, size_t i, Overrides& out) {
+    const TensorMeta* m = a.tensor(i);
+    TensorLayout l;
+    if (!m || !layout_of(a.ctx.trace, *m, l).empty() || !c10::isFloatingType(l.dtype)) return {};
+    out.emplace_back(i, a.like(i).uniform_(0.05, 1.0));
+    return {};
+}
+
 // A CPU int64 tensor of `values`: pack_padded_sequence's lengths and a packed
 // sequence's batch sizes live on the CPU whatever the data's device.
 at::Tensor cpu_longs(const std::vector<int64_t>& values) {
@@ -338,6 +349,17 @@ std::string valid_values(const ValidValueContext& ctx, Overrides& out) {
             out.emplace_back(0, mask_with_count(a.shape(0), result[0], a.ctx.pool.device()).to(l.dtype));
         }
         return {};
+    }
+    if (name == "multinomial" || (name == "bernoulli" && ctx.schema.overload_name().empty()))
+        return probabilities(a, 0, out);
+    if (name == "bernoulli_" && ctx.schema.overload_name() == "Tensor") return probabilities(a, 1, out);
+    if (name == "binary_cross_entropy") {
+        std::string why = probabilities(a, 0, out);
+        return why.empty() ? probabilities(a, 1, out) : why;
+    }
+    if (name == "binary_cross_entropy_backward") {
+        std::string why = probabilities(a, 1, out);
+        return why.empty() ? probabilities(a, 2, out) : why;
     }
     if (name == "nll_loss" || name == "nll_loss_nd" || name == "nll_loss2d" || name == "nll_loss_forward" ||
         name == "nll_loss2d_forward" || name == "cross_entropy_loss" || name == "multi_margin_loss" ||
