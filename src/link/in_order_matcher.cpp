@@ -119,6 +119,7 @@ void align_threads(const Trace& trace, const ProfileTrace& profile, const NameMa
             std::reverse(a.begin(), a.end());
             std::reverse(b.begin(), b.end());
             options.free_leading_b = false;
+            options.ties_to_first_a = false;  // reversed: the first in execution order is the last here
             for (auto [i, j] : align_sequences(a, b, options))
                 match.pair(a_nodes[a.size() - 1 - i], b_events[b.size() - 1 - j], LinkMethod::InOrder);
         } else {

@@ -16,7 +16,7 @@ enum Step : uint8_t { kPair = 0, kSkipA = 1, kSkipB = 2, kStart = 3 };
 class ChunkAligner {
 public:
     // Returns the alignment's score.
-    int run(const uint32_t* a, size_t na, const uint32_t* b, size_t nb, bool free_lead,
+    int run(const uint32_t* a, size_t na, const uint32_t* b, size_t nb, bool free_lead, bool ties_to_first_a,
             std::vector<std::pair<uint32_t, uint32_t>>& pairs) {
         const size_t width = nb + 1;
         steps_.resize((na + 1) * width);
@@ -38,7 +38,8 @@ public:
             for (size_t j = 1; j <= nb; ++j) {
                 int up = prev_[j] - AlignScore::kSkip;
                 int diag = b[j - 1] == name ? prev_[j - 1] + pair_gain : INT_MIN / 2;
-                bool pair = diag >= up;
+                // On a tie, skipping this node leaves the event to an earlier one.
+                bool pair = ties_to_first_a ? diag > up : diag >= up;
                 base_[j] = pair ? diag : up;
                 row[j] = pair ? kPair : kSkipA;
             }
@@ -118,12 +119,12 @@ std::vector<std::pair<uint32_t, uint32_t>> align_sequences(const std::vector<uin
             ++anchor_attempts;
         }
         pairs.clear();
-        int score = dp.run(a.data() + pos_a, na, b.data() + pos_b, nb, anchoring, pairs);
+        int score = dp.run(a.data() + pos_a, na, b.data() + pos_b, nb, anchoring, options.ties_to_first_a, pairs);
         const size_t wide = std::min(m - pos_b, na + options.max_b_skip);
         if (!anchoring && wide > nb && (score <= 0 || pairs.empty() || pairs.back().second + 64 >= nb)) {
             nb = wide;
             pairs.clear();
-            score = dp.run(a.data() + pos_a, na, b.data() + pos_b, nb, false, pairs);
+            score = dp.run(a.data() + pos_a, na, b.data() + pos_b, nb, false, options.ties_to_first_a, pairs);
         }
         // A stretch where fewer than about a quarter of the nodes pair up is
         // not found here: its few pairs would be coincidences of common names.

@@ -19,6 +19,13 @@ struct AlignOptions {
     // Profile items before the first pair cost nothing: the ET may cover only
     // a later part of the profile (e.g. one iteration of many).
     bool free_leading_b = true;
+    // Where two items of `a` in a row could take the same item of `b` for
+    // the same score, the first takes it (else the last). An op that calls
+    // its own other overload (aten::mean -> aten::mean.dim, aten::eye ->
+    // aten::eye.m) is two ET nodes of one name, one inside the other, and
+    // torch's profiler wrote one event for the pair: the outer node, the
+    // top-level op, must have it. Set false when `a` and `b` are reversed.
+    bool ties_to_first_a = true;
     size_t chunk = 512;         // items of `a` per dynamic-program chunk
     size_t anchor_chunk = 256;  // items of `a` used to find where `a` starts in `b`
     size_t near_b_skip = 1024;   // the window of `b` reaches this far beyond the chunk first,

@@ -39,6 +39,18 @@ TEST(SequenceAligner, SkipsWhatEitherSideLacks) {
     EXPECT_EQ(p, want);
 }
 
+TEST(SequenceAligner, OfTwoEqualCandidatesTheFirstPairs) {
+    // mean (outer), mean (inner), sum, div_, div_ against a profile with one of
+    // each pair: the first of two equal names takes the event, or the last
+    // when the caller reversed both sequences.
+    std::vector<uint32_t> a = {7, 7, 8, 9, 9, 10};
+    std::vector<uint32_t> b = {7, 8, 9, 10};
+    EXPECT_EQ(align_sequences(a, b), (Pairs{{0, 0}, {2, 1}, {3, 2}, {5, 3}}));
+    AlignOptions reversed;
+    reversed.ties_to_first_a = false;
+    EXPECT_EQ(align_sequences(a, b, reversed), (Pairs{{1, 0}, {2, 1}, {4, 2}, {5, 3}}));
+}
+
 TEST(SequenceAligner, RepeatedIterationsPickTheFirstFullMatch) {
     std::vector<uint32_t> iteration = {1, 2, 3, 4, 5, 6, 7, 8};
     std::vector<uint32_t> first = {1, 2, 4, 5, 6, 8};  // warm-up iteration lacks some ops

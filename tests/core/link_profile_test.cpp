@@ -199,6 +199,34 @@ TEST(LinkProfile, RecordFunctionIdsLinkWithNameCheck) {
     EXPECT_LT(trace.timing[linear.value].self_us, trace.timing[linear.value].duration_us);
 }
 
+TEST(LinkProfile, AnOpThatCallsItsOwnOverloadLinksTheOuterCall) {
+    // tests/data/redispatch_1.13: a step recorded with torch 1.13's own observer and
+    // profiler. aten::mean calls aten::mean.dim, aten::eye calls aten::eye.m: the ET
+    // holds both calls, nested, and the profile one event for the pair. The event
+    // belongs to the outer call, the op the step made; when the inner one took it,
+    // the outer op had no time and its duration was counted as host time.
+    const std::string dir = std::string(MIMIC_SOURCE_DIR) + "/tests/data/redispatch_1.13/";
+    EtReadOptions options;
+    options.progress = false;
+    Trace trace = read_pytorch_et(dir + "et.json.gz", options);
+    ProfileTrace profile = read_profile(dir + "profile.json.gz");
+    LinkStats s = link_profile(trace, profile);
+    EXPECT_EQ(s.unlinked, 6u);  // one inner call per chain: the profile has no event for it
+    size_t chains = 0;
+    for (uint32_t i = 0; i < trace.nodes.size(); ++i) {
+        const std::string_view name = trace.name(trace.nodes[i]);
+        NodeIndex top = trace.parent_of(NodeIndex(i));
+        if (top == kNoNode || trace.name(trace.nodes[top.value]) != name) continue;
+        for (NodeIndex up = trace.parent_of(top); up != kNoNode && trace.name(trace.nodes[up.value]) == name;
+             up = trace.parent_of(up))
+            top = up;
+        ++chains;
+        EXPECT_TRUE(trace.timing[top.value].linked()) << "outer " << name << " node " << trace.nodes[top.value].id.value;
+    }
+    EXPECT_GE(chains, 5u);
+    expect_links_agree_with_profile(trace, profile);
+}
+
 TEST(LinkProfile, AProfileThatMatchesNothingLinksNothing) {
     MIMIC_REQUIRE_TRACE("pytorch/linear_et.json.gz");
     Trace trace = read_et("pytorch/linear_et.json.gz");
