@@ -268,5 +268,26 @@ TEST(ReplayValidValues, ScalarListsOfForeachOps) {
     EXPECT_EQ(r->steps()[1].args[3].toListRef()[1].toScalar().toLong(), 2);
 }
 
+TEST(ReplayValidValues, LinearAlgebraInputsTheKernelsAccept) {
+    // linalg.solve's backward calls linalg_lu_solve with LU pivots (1-based
+    // row numbers, refused below 1); a Cholesky factorization refuses a
+    // matrix that is not positive definite, as the pool's random ones are not.
+    TestTrace b;
+    b.op("aten::linalg_lu_solve",
+         "aten::linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor",
+         {b.tensor({3, 16, 16}, "float", 120), b.tensor({3, 16}, "int", 121), b.tensor({3, 16, 4}, "float", 122),
+          TestTrace::boolean(true), TestTrace::boolean(false)},
+         {b.tensor({3, 16, 4}, "float", 123)});
+    b.op("aten::linalg_cholesky", "aten::linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor",
+         {b.tensor({32, 32}, "float", 124), TestTrace::boolean(false)}, {b.tensor({32, 32}, "float", 125)});
+    Trace trace = b.finish();
+    auto r = replay(trace);
+    ASSERT_EQ(r->replayed_count(), 2u) << skips(*r);
+    at::Tensor pivots = r->steps()[0].args[1].toTensor();
+    EXPECT_EQ(pivots.min().item<int64_t>(), 1);
+    EXPECT_EQ(pivots.max().item<int64_t>(), 16);
+    EXPECT_EQ(pivots.sizes(), (std::vector<int64_t>{3, 16}));
+}
+
 }  // namespace
 }  // namespace mimic::replay

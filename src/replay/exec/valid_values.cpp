@@ -2,7 +2,9 @@
 
 #include <ATen/ops/_embedding_bag.h>
 #include <ATen/ops/adaptive_max_pool2d.h>
+#include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/eye.h>
 #include <ATen/ops/max_pool2d_with_indices.h>
 #include <ATen/ops/max_pool3d_with_indices.h>
 #include <ATen/ops/randint.h>
@@ -240,6 +242,32 @@ std::string probabilities(const Args& a, size_t i, Overrides& out) {
     return {};
 }
 
+// LU pivots shaped like argument `i` (1-based, LAPACK's): the identity
+// permutation, the pivots of a matrix that needed no row swaps. The pool's
+// values are refused ("pivots ... must all be greater or equal to 1").
+std::string lu_pivots(const Args& a, size_t i, Overrides& out) {
+    const TensorMeta* m = a.tensor(i);
+    TensorLayout l;
+    if (!m || !layout_of(a.ctx.trace, *m, l).empty() || !c10::isIntegralType(l.dtype, false) || l.sizes.empty()) return {};
+    const int64_t k = l.sizes.back();
+    out.emplace_back(i, at::arange(1, k + 1, at::TensorOptions().dtype(l.dtype)).expand(l.sizes).contiguous().to(a.ctx.pool.device()));
+    return {};
+}
+
+// A symmetric positive-definite matrix (batch) shaped like argument `i`:
+// a Cholesky factorization refuses the pool's random square matrices.
+std::string positive_definite(const Args& a, size_t i, Overrides& out) {
+    const TensorMeta* m = a.tensor(i);
+    TensorLayout l;
+    if (!m || !layout_of(a.ctx.trace, *m, l).empty() || !c10::isFloatingType(l.dtype) || l.sizes.size() < 2) return {};
+    const int64_t n = l.sizes.back();
+    if (l.sizes[l.sizes.size() - 2] != n) return {};
+    at::Tensor x = a.like(i);
+    at::Tensor gram = x.matmul(x.transpose(-2, -1)).div(double(std::max<int64_t>(n, 1)));
+    out.emplace_back(i, gram.add(at::eye(n, x.options()).expand(l.sizes)).contiguous());
+    return {};
+}
+
 // A CPU int64 tensor of `values`: pack_padded_sequence's lengths and a packed
 // sequence's batch sizes live on the CPU whatever the data's device.
 at::Tensor cpu_longs(const std::vector<int64_t>& values) {
@@ -361,6 +389,9 @@ std::string valid_values(const ValidValueContext& ctx, Overrides& out) {
         std::string why = probabilities(a, 1, out);
         return why.empty() ? probabilities(a, 2, out) : why;
     }
+    if (name == "linalg_lu_solve" || name == "lu_unpack") return lu_pivots(a, 1, out);
+    if (name == "lu_solve") return lu_pivots(a, 2, out);
+    if (name == "linalg_cholesky" || name == "linalg_cholesky_ex" || name == "cholesky") return positive_definite(a, 0, out);
     if (name == "nll_loss" || name == "nll_loss_nd" || name == "nll_loss2d" || name == "nll_loss_forward" ||
         name == "nll_loss2d_forward" || name == "cross_entropy_loss" || name == "multi_margin_loss" ||
         name == "multilabel_margin_loss")
