@@ -6,6 +6,7 @@
 
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/_unique.h>
+#include <ATen/ops/unique_consecutive.h>
 #include <ATen/ops/arange.h>
 
 #include "replay/replayer.h"
@@ -287,6 +288,41 @@ TEST(ReplayValidValues, LinearAlgebraInputsTheKernelsAccept) {
     EXPECT_EQ(pivots.min().item<int64_t>(), 1);
     EXPECT_EQ(pivots.max().item<int64_t>(), 16);
     EXPECT_EQ(pivots.sizes(), (std::vector<int64_t>{3, 16}));
+}
+
+TEST(ReplayValidValues, OutputsSizedByValuesGetTheRecordedSize) {
+    // Ops whose output length is a function of their input's values: the
+    // replay's values make the recorded length, so the ops after them get
+    // tensors of the recorded shapes.
+    TestTrace b;
+    const char* kRepeat = "aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, "
+                          "SymInt? output_size=None) -> Tensor";
+    b.op("aten::repeat_interleave", kRepeat,
+         {b.tensor({64, 32}, "float", 130), b.tensor({64}, "long int", 131), TestTrace::integer(0), TestTrace::none()},
+         {b.tensor({125, 32}, "float", 132)});
+    b.op("aten::_unique2",
+         "aten::_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> "
+         "(Tensor, Tensor, Tensor)",
+         {b.tensor({512}, "long int", 133), TestTrace::boolean(true), TestTrace::boolean(true), TestTrace::boolean(false)},
+         {b.tensor({492}, "long int", 134), b.tensor({512}, "long int", 135), b.tensor({0}, "long int", 136)});
+    b.op("aten::bincount", "aten::bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor",
+         {b.tensor({100}, "long int", 137), TestTrace::none(), TestTrace::integer(0)}, {b.tensor({13}, "long int", 138)});
+    b.op("aten::one_hot", "aten::one_hot(Tensor self, int num_classes=-1) -> Tensor",
+         {b.tensor({40}, "long int", 139), TestTrace::integer(-1)}, {b.tensor({40, 7}, "long int", 140)});
+    b.op("aten::unique_consecutive",
+         "aten::unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> "
+         "(Tensor, Tensor, Tensor)",
+         {b.tensor({50}, "float", 141), TestTrace::boolean(false), TestTrace::boolean(true), TestTrace::none()},
+         {b.tensor({9}, "float", 142), b.tensor({0}, "long int", 143), b.tensor({9}, "long int", 144)});
+    Trace trace = b.finish();
+    auto r = replay(trace);
+    ASSERT_EQ(r->replayed_count(), 5u) << skips(*r);
+    const auto& steps = r->steps();
+    EXPECT_EQ(steps[0].args[1].toTensor().sum().item<int64_t>(), 125);
+    EXPECT_EQ(std::get<0>(at::_unique(steps[1].args[0].toTensor())).numel(), 492);
+    EXPECT_EQ(steps[2].args[0].toTensor().max().item<int64_t>(), 12);
+    EXPECT_EQ(steps[3].args[0].toTensor().max().item<int64_t>(), 6);
+    EXPECT_EQ(std::get<0>(at::unique_consecutive(steps[4].args[0].toTensor())).numel(), 9);
 }
 
 }  // namespace

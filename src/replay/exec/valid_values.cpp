@@ -268,6 +268,46 @@ std::string positive_definite(const Args& a, size_t i, Overrides& out) {
     return {};
 }
 
+// Random indices in [0, high) shaped like argument `i`, the first of them
+// high - 1: ops that size their output by the largest index (one_hot with
+// no class count, bincount) make the recorded shape.
+std::string indices_reaching(const Args& a, size_t i, int64_t high, Overrides& out) {
+    std::string why = indices(a, i, high, out);
+    if (!why.empty() || out.empty() || out.back().first != i) return why;
+    at::Tensor t = out.back().second.toTensor();
+    if (t.numel() > 0 && high > 0) t.view({-1}).select(0, 0).fill_(high - 1);
+    return {};
+}
+
+// Repeats (argument `at`, one per item) that sum to `total`, the recorded
+// output's length: repeat_interleave's output size is the sum of its repeats.
+std::string repeats_summing_to(const Args& a, size_t at, int64_t total, Overrides& out) {
+    const TensorMeta* m = a.tensor(at);
+    if (!m || !a.integral(at) || total < 0) return {};
+    TensorLayout l;
+    layout_of(a.ctx.trace, *m, l);
+    const int64_t n = std::max<int64_t>(numel(a.shape(at)), 1);
+    std::vector<int64_t> repeats(size_t(n), total / n);
+    for (int64_t k = 0; k < total % n; ++k) ++repeats[size_t(k)];
+    out.emplace_back(at, at::tensor(repeats, at::TensorOptions().dtype(c10::kLong)).view(l.sizes).to(l.dtype).to(a.ctx.pool.device()));
+    return {};
+}
+
+// Values with exactly `distinct` different ones (each at least once), shaped
+// like argument `i`; in runs when `consecutive` (unique_consecutive), else
+// shuffled: unique's outputs are as long as the recorded ones.
+std::string distinct_values(const Args& a, size_t i, int64_t distinct, bool consecutive, Overrides& out) {
+    const TensorMeta* m = a.tensor(i);
+    TensorLayout l;
+    if (!m || !layout_of(a.ctx.trace, *m, l).empty()) return {};
+    const int64_t n = l.numel;
+    if (distinct <= 0 || distinct > n) return {};
+    at::Tensor v = at::arange(n, at::TensorOptions().dtype(c10::kLong));
+    v = consecutive ? v.mul(distinct).div(n, "floor") : v.remainder(distinct).index_select(0, at::randperm(n, at::TensorOptions().dtype(c10::kLong)));
+    out.emplace_back(i, v.view(l.sizes).to(l.dtype).to(a.ctx.pool.device()));
+    return {};
+}
+
 // A CPU int64 tensor of `values`: pack_padded_sequence's lengths and a packed
 // sequence's batch sizes live on the CPU whatever the data's device.
 at::Tensor cpu_longs(const std::vector<int64_t>& values) {
@@ -392,6 +432,28 @@ std::string valid_values(const ValidValueContext& ctx, Overrides& out) {
     if (name == "linalg_lu_solve" || name == "lu_unpack") return lu_pivots(a, 1, out);
     if (name == "lu_solve") return lu_pivots(a, 2, out);
     if (name == "linalg_cholesky" || name == "linalg_cholesky_ex" || name == "cholesky") return positive_definite(a, 0, out);
+    if (name == "one_hot") {
+        const int64_t classes = a.integer(1, -1);
+        return classes > 0 ? indices(a, 0, classes, out) : indices_reaching(a, 0, dim_size(a.output_shape(0), -1), out);
+    }
+    if (name == "bincount") {
+        // (self, weights, minlength) -> [max(minlength, largest + 1)]
+        const int64_t length = dim_size(a.output_shape(0), 0);
+        return length > a.integer(2, 0) ? indices_reaching(a, 0, length, out) : indices(a, 0, length, out);
+    }
+    if (name == "repeat_interleave") {
+        // .Tensor(repeats) -> [sum]; .self_Tensor(self, repeats, dim) -> self repeated along dim (flattened without one)
+        const std::vector<int64_t> result = a.output_shape(0);
+        if (ctx.schema.overload_name() == "Tensor") return repeats_summing_to(a, 0, dim_size(result, 0), out);
+        if (ctx.schema.overload_name() == "self_Tensor") {
+            const Value* dim = a.value(2);
+            const bool flat = !dim || dim->kind != ValueKind::Int;
+            return repeats_summing_to(a, 1, flat ? dim_size(result, 0) : dim_size(result, a.integer(2, 0)), out);
+        }
+        return {};
+    }
+    if (name == "_unique" || name == "_unique2" || name == "unique_consecutive")
+        return distinct_values(a, 0, dim_size(a.output_shape(0), 0), name == "unique_consecutive", out);
     if (name == "nll_loss" || name == "nll_loss_nd" || name == "nll_loss2d" || name == "nll_loss_forward" ||
         name == "nll_loss2d_forward" || name == "cross_entropy_loss" || name == "multi_margin_loss" ||
         name == "multilabel_margin_loss")
