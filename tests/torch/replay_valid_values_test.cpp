@@ -300,6 +300,9 @@ TEST(ReplayValidValues, OutputsSizedByValuesGetTheRecordedSize) {
     b.op("aten::repeat_interleave", kRepeat,
          {b.tensor({64, 32}, "float", 130), b.tensor({64}, "long int", 131), TestTrace::integer(0), TestTrace::none()},
          {b.tensor({125, 32}, "float", 132)});
+    b.op("aten::repeat_interleave", kRepeat,  // one repeat for every row: 3 x 10 rows
+         {b.tensor({10, 4}, "float", 145), b.tensor({1}, "long int", 146), TestTrace::integer(0), TestTrace::none()},
+         {b.tensor({30, 4}, "float", 147)});
     b.op("aten::_unique2",
          "aten::_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> "
          "(Tensor, Tensor, Tensor)",
@@ -316,13 +319,14 @@ TEST(ReplayValidValues, OutputsSizedByValuesGetTheRecordedSize) {
          {b.tensor({9}, "float", 142), b.tensor({0}, "long int", 143), b.tensor({9}, "long int", 144)});
     Trace trace = b.finish();
     auto r = replay(trace);
-    ASSERT_EQ(r->replayed_count(), 5u) << skips(*r);
+    ASSERT_EQ(r->replayed_count(), 6u) << skips(*r);
     const auto& steps = r->steps();
     EXPECT_EQ(steps[0].args[1].toTensor().sum().item<int64_t>(), 125);
-    EXPECT_EQ(std::get<0>(at::_unique(steps[1].args[0].toTensor())).numel(), 492);
-    EXPECT_EQ(steps[2].args[0].toTensor().max().item<int64_t>(), 12);
-    EXPECT_EQ(steps[3].args[0].toTensor().max().item<int64_t>(), 6);
-    EXPECT_EQ(std::get<0>(at::unique_consecutive(steps[4].args[0].toTensor())).numel(), 9);
+    EXPECT_EQ(steps[1].args[1].toTensor().item<int64_t>(), 3);
+    EXPECT_EQ(std::get<0>(at::_unique(steps[2].args[0].toTensor())).numel(), 492);
+    EXPECT_EQ(steps[3].args[0].toTensor().max().item<int64_t>(), 12);
+    EXPECT_EQ(steps[4].args[0].toTensor().max().item<int64_t>(), 6);
+    EXPECT_EQ(std::get<0>(at::unique_consecutive(steps[5].args[0].toTensor())).numel(), 9);
 }
 
 }  // namespace

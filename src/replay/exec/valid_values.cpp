@@ -279,14 +279,16 @@ std::string indices_reaching(const Args& a, size_t i, int64_t high, Overrides& o
     return {};
 }
 
-// Repeats (argument `at`, one per item) that sum to `total`, the recorded
-// output's length: repeat_interleave's output size is the sum of its repeats.
-std::string repeats_summing_to(const Args& a, size_t at, int64_t total, Overrides& out) {
+// Repeats (argument `at`) that make `total`, the recorded output's length,
+// over `items` repeated items: one repeat per item summing to it, or a single
+// repeat for all of them (total / items each).
+std::string repeats_summing_to(const Args& a, size_t at, int64_t total, int64_t items, Overrides& out) {
     const TensorMeta* m = a.tensor(at);
     if (!m || !a.integral(at) || total < 0) return {};
     TensorLayout l;
     layout_of(a.ctx.trace, *m, l);
     const int64_t n = std::max<int64_t>(numel(a.shape(at)), 1);
+    if (n == 1 && items > 1) total /= items;
     std::vector<int64_t> repeats(size_t(n), total / n);
     for (int64_t k = 0; k < total % n; ++k) ++repeats[size_t(k)];
     out.emplace_back(at, at::tensor(repeats, at::TensorOptions().dtype(c10::kLong)).view(l.sizes).to(l.dtype).to(a.ctx.pool.device()));
@@ -444,11 +446,12 @@ std::string valid_values(const ValidValueContext& ctx, Overrides& out) {
     if (name == "repeat_interleave") {
         // .Tensor(repeats) -> [sum]; .self_Tensor(self, repeats, dim) -> self repeated along dim (flattened without one)
         const std::vector<int64_t> result = a.output_shape(0);
-        if (ctx.schema.overload_name() == "Tensor") return repeats_summing_to(a, 0, dim_size(result, 0), out);
+        if (ctx.schema.overload_name() == "Tensor") return repeats_summing_to(a, 0, dim_size(result, 0), 1, out);
         if (ctx.schema.overload_name() == "self_Tensor") {
             const Value* dim = a.value(2);
             const bool flat = !dim || dim->kind != ValueKind::Int;
-            return repeats_summing_to(a, 1, flat ? dim_size(result, 0) : dim_size(result, a.integer(2, 0)), out);
+            const int64_t items = flat ? numel(a.shape(0)) : dim_size(a.shape(0), a.integer(2, 0));
+            return repeats_summing_to(a, 1, flat ? dim_size(result, 0) : dim_size(result, a.integer(2, 0)), items, out);
         }
         return {};
     }
