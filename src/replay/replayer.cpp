@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include <ATen/record_function.h>
 #include <c10/core/GradMode.h>
 #include <c10/util/Exception.h>
 
@@ -275,8 +276,20 @@ void Replayer::compute_releases() {
 }
 
 void Replayer::mark_autograd_leaves() {
-    // A trace recorded without autograd (inference) has no sequence numbers: nothing to do.
-    for (Step& step : steps_) step.grad_mode = step.op && trace_.nodes[step.node.value].seq_id >= 0;
+    // A trace recorded without autograd (inference) has no sequence numbers:
+    // nothing to do. An op gets a number whenever it runs in grad mode, but
+    // a node in autograd's graph only where an input required grad; the
+    // backward's nodes carry the numbers of the forward ops that made them.
+    // Where the trace has a backward, an op with no node there made none
+    // (clip_grad_norm_'s norms and scalings of the gradients, metrics on
+    // labels), and runs without autograd here too.
+    std::unordered_set<int64_t> made_nodes;
+    for (const Node& n : trace_.nodes)
+        if (n.scope == int32_t(at::RecordScope::BACKWARD_FUNCTION) && n.seq_id >= 0) made_nodes.insert(n.seq_id);
+    for (Step& step : steps_) {
+        const int64_t seq = trace_.nodes[step.node.value].seq_id;
+        step.grad_mode = step.op && seq >= 0 && (made_nodes.empty() || made_nodes.count(seq) > 0);
+    }
     std::unordered_set<const c10::StorageImpl*> leaf_storages;
     for (Step& step : steps_) {
         if (!step.grad_mode) continue;

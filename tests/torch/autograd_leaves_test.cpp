@@ -53,6 +53,32 @@ TEST(AutogradLeaves, ParametersRequireGradInOpsAutogradDidNotRecord) {
     EXPECT_EQ(r.runtime_errors(), 0u);
 }
 
+TEST(AutogradLeaves, OpsWithoutANodeInTheBackwardRunWithoutAutograd) {
+    // Both muls ran in grad mode and got sequence numbers; only the first
+    // made a node (MulBackward0 carries its number). The second multiplied a
+    // gradient (clip_grad_norm_'s scaling): no input required grad.
+    testing::TestTrace tt;
+    Value y = tt.tensor({4, 4}, "float", 12);
+    tt.op("aten::mul", kMul, {tt.tensor({4, 4}, "float", 10), tt.tensor({4, 4}, "float", 11)}, {y});
+    tt.t.nodes.back().seq_id = 7;
+    tt.op("aten::mul", kMul, {tt.tensor({4, 4}, "float", 20), tt.tensor({4, 4}, "float", 21)}, {tt.tensor({4, 4}, "float", 22)});
+    tt.t.nodes.back().seq_id = 8;
+    const uint64_t engine = tt.label("autograd::engine::evaluate_function: MulBackward0", 0, 7);
+    tt.label("MulBackward0", 1 /* BACKWARD_FUNCTION */, 7, engine);
+    const Trace trace = tt.finish();
+
+    const std::unique_ptr<Replayer> replayer = planned_replayer(trace);
+    Replayer& r = *replayer;
+    ASSERT_EQ(r.steps().size(), 2u);
+    EXPECT_TRUE(r.steps()[0].grad_mode);
+    EXPECT_TRUE(r.steps()[0].args.at(0).toTensor().requires_grad());
+    EXPECT_FALSE(r.steps()[1].grad_mode);
+    EXPECT_FALSE(r.steps()[1].args.at(0).toTensor().requires_grad());
+    r.check();
+    EXPECT_GT(r.run_iteration(), 0.0);
+    EXPECT_EQ(r.runtime_errors(), 0u);
+}
+
 const char* kBatchNorm =
     "aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
     "bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor";

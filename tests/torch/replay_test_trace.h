@@ -91,6 +91,15 @@ public:
         return id;
     }
 
+    // A label (a record_function or autograd wrapper, no schema) under `parent`.
+    uint64_t label(const std::string& name, int32_t scope, int64_t seq_id = -1, uint64_t parent = 2) {
+        const uint64_t id = next_id_++;
+        Node& n = add_node(name, "", id, parent, NodeKind::Unknown);
+        n.scope = scope;
+        n.seq_id = seq_id;
+        return id;
+    }
+
     Trace finish() {
         t.source_path = "test-trace";
         t.finalize();
