@@ -97,11 +97,35 @@ private:
         std::vector<JsonValue>& nodes = doc_.nodes();
         std::unordered_map<int64_t, size_t> index;
         for (size_t i = 0; i < nodes.size(); ++i) index.emplace(EtDocument::id(nodes[i]), i);
+        // An optimizer that evaluates a closure (L-BFGS) runs the whole
+        // forward and backward inside its own label: the forward's ops
+        // (numbered by autograd; the optimizer's own run without grad) and the
+        // backward's (under the engine's labels) touch the data too.
+        // Nodes autograd numbered, and the ops above them (a composite
+        // `linear` is unnumbered; the `addmm` it calls is).
+        std::vector<uint8_t> in_grad_mode(nodes.size(), 0);
+        for (size_t i = 0; i < nodes.size(); ++i) {
+            const JsonValue* seq = EtDocument::field(nodes[i], "seq_id");
+            if (!seq || !seq->is_integer() || seq->as_int() < 0) continue;
+            size_t steps = 0;
+            for (size_t k = i; steps++ < nodes.size() && !in_grad_mode[k];) {
+                if (EtDocument::field(nodes[k], "op_schema") == nullptr ||
+                    !EtDocument::field(nodes[k], "op_schema")->is_string() ||
+                    EtDocument::field(nodes[k], "op_schema")->as_string().empty())
+                    break;  // a label: the ops above it are other work
+                in_grad_mode[k] = 1;
+                auto p = index.find(doc_.parent(nodes[k]));
+                if (p == index.end() || p->second == k) break;
+                k = p->second;
+            }
+        }
         auto under_optimizer = [&](size_t i) {
             size_t steps = 0;
             for (size_t k = i; steps++ < nodes.size();) {
+                if (in_grad_mode[k]) return false;  // inside a forward op (its own children too)
                 std::string_view name = EtDocument::name(nodes[k]);
                 if (name.rfind("Optimizer.", 0) == 0 || name.find("AccumulateGrad") != std::string_view::npos) return true;
+                if (name.rfind("autograd::engine::evaluate_function: ", 0) == 0) return false;
                 auto p = index.find(doc_.parent(nodes[k]));
                 if (p == index.end() || p->second == k) return false;
                 k = p->second;
@@ -185,7 +209,26 @@ private:
         if (b <= 0) {
             int best = 0;
             for (const auto& [v, n] : votes)
-                if (n > best || (n == best && v > b)) best = n, b = v;
+                if (n > best) best = n, b = v;
+            // Data of two first sizes in equal numbers (a diffusion step's
+            // images [8, ...] and its noise table [1000]; tokens [8, 33] and
+            // a causal mask [32, 32]): the batch is the one the step's
+            // tensors lead with most often, as activations carry it.
+            std::vector<int64_t> tied;
+            for (const auto& [v, n] : votes)
+                if (n == best) tied.push_back(v);
+            if (tied.size() > 1) {
+                std::map<int64_t, size_t> leads;
+                for (JsonValue& node : doc_.nodes())
+                    for (const EtValues& side : {doc_.inputs(node), doc_.outputs(node)})
+                        visit_tensors(side, [&](const EtTensor& t) {
+                            std::optional<Shape> sh = read_ints(t.shape);
+                            if (sh && !sh->empty() && std::find(tied.begin(), tied.end(), (*sh)[0]) != tied.end()) ++leads[(*sh)[0]];
+                        });
+                size_t most = 0;
+                for (int64_t v : tied)
+                    if (leads[v] > most || (leads[v] == most && v > b)) most = leads[v], b = v;
+            }
         }
         batch_ = b;
         batch_values_.insert(b);

@@ -56,5 +56,35 @@ TEST(ComposeScale, FbgemmTableBatchedLookupScalesItsIndicesAndOffsetsNotItsTable
     EXPECT_EQ(shapes_of(doc, 492).rfind("[[0],", 0), 0u) << shapes_of(doc, 492);
 }
 
+// The first `aten::linear` node's input shapes.
+std::string first_linear_shapes(const EtDocument& doc) {
+    for (const JsonValue& n : doc.nodes())
+        if (EtDocument::name(n) == "aten::linear") return compose::to_json_text(*EtDocument::field(n, "input_shapes"));
+    return "no aten::linear";
+}
+
+// L-BFGS runs the forward and backward of its closure inside its own
+// Optimizer.step label: what those ops read is data, not optimizer state.
+TEST(ComposeScale, AClosureInsideTheOptimizerStepReadsData) {
+    EtDocument doc = EtDocument::read(std::string(MIMIC_SOURCE_DIR) + "/tests/data/scale_1.13/lbfgs_closure.et.json.gz");
+    compose::ScaleOptions options;
+    options.factor = 2;
+    const compose::ScaleStats stats = compose::scale_batch(doc, options);
+    EXPECT_EQ(stats.batch_before, 12);
+    EXPECT_EQ(stats.data_tensors, 2u);  // the input and the target
+    EXPECT_EQ(first_linear_shapes(doc), "[[24,6],[12,6],[12]]");  // the input grows, the weight of its shape stays
+}
+
+// Images [4, ...] and a noise schedule [50], one vote each: the batch is the
+// size the step's tensors lead with.
+TEST(ComposeScale, OfTwoDataSizesTheOneTheActivationsLeadWithIsTheBatch) {
+    EtDocument doc = EtDocument::read(std::string(MIMIC_SOURCE_DIR) + "/tests/data/scale_1.13/noise_table.et.json.gz");
+    compose::ScaleOptions options;
+    options.factor = 2;
+    const compose::ScaleStats stats = compose::scale_batch(doc, options);
+    EXPECT_EQ(stats.batch_before, 4);
+    EXPECT_EQ(stats.batch_after, 8);
+}
+
 }  // namespace
 }  // namespace mimic
