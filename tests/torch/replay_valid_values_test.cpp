@@ -329,5 +329,26 @@ TEST(ReplayValidValues, OutputsSizedByValuesGetTheRecordedSize) {
     EXPECT_EQ(std::get<0>(at::unique_consecutive(steps[5].args[0].toTensor())).numel(), 9);
 }
 
+TEST(ReplayValidValues, ToSparseKeepsAsManyEntriesAsTheOriginal) {
+    // adj.to_sparse() of a 1%-dense [50, 40] matrix: the nonzero it called
+    // inside returned 21 rows. The pool's values are all nonzero.
+    TestTrace b;
+    Value dense = b.tensor({50, 40}, "float", 150);
+    const uint64_t call = b.op("aten::to_sparse", "aten::to_sparse(Tensor self) -> Tensor", {dense},
+                               {b.tensor({50, 40}, "float", 0)});
+    b.op("aten::nonzero", "aten::nonzero(Tensor self) -> Tensor", {b.tensor({50, 40}, "bool", 151)},
+         {b.tensor({21, 2}, "long int", 152)}, call);
+    b.op("aten::gather_backward",
+         "aten::gather_backward(Tensor grad, Tensor self, int dim, Tensor index, bool sparse_grad) -> Tensor",
+         {b.tensor({8, 3}, "float", 153), b.tensor({8, 102}, "float", 154), TestTrace::integer(1),
+          b.tensor({8, 3}, "long int", 155), TestTrace::boolean(false)},
+         {b.tensor({8, 102}, "float", 156)});
+    Trace trace = b.finish();
+    auto r = replay(trace);
+    ASSERT_EQ(r->replayed_count(), 2u) << skips(*r);
+    EXPECT_EQ(r->steps()[0].args[0].toTensor().ne(0).sum().item<int64_t>(), 21);
+    EXPECT_LT(r->steps()[1].args[3].toTensor().max().item<int64_t>(), 102);
+}
+
 }  // namespace
 }  // namespace mimic::replay

@@ -310,6 +310,31 @@ std::string distinct_values(const Args& a, size_t i, int64_t distinct, bool cons
     return {};
 }
 
+// A dense tensor (argument `i`) with as many nonzero entries as the
+// original's: to_sparse keeps the nonzeros, and the pool's normal values
+// have none at zero, so a 1%-dense adjacency became a fully dense sparse
+// tensor (250,000 entries for 2,496) and the sparse matmul after it 20x
+// slower. The count is the output of the nonzero the call made inside.
+std::string nonzeros_as_recorded(const Args& a, size_t i, Overrides& out) {
+    const TensorMeta* m = a.tensor(i);
+    TensorLayout l;
+    if (!m || !layout_of(a.ctx.trace, *m, l).empty() || l.sizes.empty()) return {};
+    const NodeIndex self = a.ctx.trace.find(a.ctx.node.id);
+    if (self == kNoNode) return {};
+    for (const NodeIndex* c = a.ctx.trace.children_begin(self); c != a.ctx.trace.children_end(self); ++c) {
+        const Node& child = a.ctx.trace.nodes[c->value];
+        if (a.ctx.trace.name(child) != "aten::nonzero" || child.outputs.count == 0) continue;
+        const Value* result = a.ctx.trace.value_ptr(child.outputs, 0);
+        if (!result || result->kind != ValueKind::Tensor) return {};
+        const TensorMeta& r = a.ctx.trace.tensor(*result);
+        if (r.rank != 2 || a.ctx.trace.shape(r)[0] > l.numel) return {};
+        at::Tensor mask = mask_with_count(l.sizes, a.ctx.trace.shape(r)[0], a.ctx.pool.device());
+        out.emplace_back(i, a.like(i).mul(mask.to(l.dtype)));
+        return {};
+    }
+    return {};
+}
+
 // A CPU int64 tensor of `values`: pack_padded_sequence's lengths and a packed
 // sequence's batch sizes live on the CPU whatever the data's device.
 at::Tensor cpu_longs(const std::vector<int64_t>& values) {
@@ -457,6 +482,8 @@ std::string valid_values(const ValidValueContext& ctx, Overrides& out) {
     }
     if (name == "_unique" || name == "_unique2" || name == "unique_consecutive")
         return distinct_values(a, 0, dim_size(a.output_shape(0), 0), name == "unique_consecutive", out);
+    if (name == "to_sparse" || name == "_to_sparse") return nonzeros_as_recorded(a, 0, out);
+    if (name == "gather_backward") return indices(a, 3, dim_size(a.shape(1), a.integer(2, 0)), out);  // (grad, self, dim, index, sparse_grad)
     if (name == "nll_loss" || name == "nll_loss_nd" || name == "nll_loss2d" || name == "nll_loss_forward" ||
         name == "nll_loss2d_forward" || name == "cross_entropy_loss" || name == "multi_margin_loss" ||
         name == "multilabel_margin_loss")
