@@ -74,6 +74,16 @@ const JsonValue* EtDocument::field(const JsonValue& node, std::string_view key) 
     return field(const_cast<JsonValue&>(node), key);
 }
 
+bool EtDocument::is_operator(const JsonValue& node) {
+    const JsonValue* schema = field(node, "op_schema");
+    return schema && schema->is_string() && !schema->as_string().empty();
+}
+
+int64_t EtDocument::seq_id(const JsonValue& node) {
+    const JsonValue* seq = field(node, "seq_id");
+    return seq && seq->is_integer() ? seq->as_int() : -1;
+}
+
 EtValues EtDocument::io(JsonValue& node, bool inputs) const {
     EtValues out;
     const char* side = inputs ? "inputs" : "outputs";

@@ -52,6 +52,10 @@ public:
     // the node or in its attrs list; null when absent.
     static JsonValue* field(JsonValue& node, std::string_view key);
     static const JsonValue* field(const JsonValue& node, std::string_view key);
+    // An operator (a node with a schema), not a label.
+    static bool is_operator(const JsonValue& node);
+    // Autograd's sequence number; -1 when the node has none.
+    static int64_t seq_id(const JsonValue& node);
 
     EtValues inputs(JsonValue& node) const { return io(node, true); }
     EtValues outputs(JsonValue& node) const { return io(node, false); }

@@ -43,9 +43,7 @@ void LayerAnalysis::fail_at(size_t node, const std::string& field, const std::st
 }
 
 bool LayerAnalysis::is_unit(const JsonValue& n) {
-    const JsonValue* schema = EtDocument::field(n, "op_schema");
-    if (schema && schema->is_string() && !schema->as_string().empty()) return true;
-    return is_backward_wrapper(EtDocument::name(n));
+    return EtDocument::is_operator(n) || is_backward_wrapper(EtDocument::name(n));
 }
 
 void LayerAnalysis::index_nodes() {
@@ -158,8 +156,7 @@ std::string LayerAnalysis::layer_ops() const {
 std::vector<int64_t> LayerAnalysis::seq_ids(const LayerUnit& u) const {
     std::vector<int64_t> out;
     for (size_t i : u.subtree) {
-        const JsonValue* s = EtDocument::field(nodes_[i], "seq_id");
-        if (s && s->is_integer() && s->as_int() >= 0) out.push_back(s->as_int());
+        if (const int64_t s = EtDocument::seq_id(nodes_[i]); s >= 0) out.push_back(s);
     }
     return out;
 }

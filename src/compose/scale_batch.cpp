@@ -98,21 +98,17 @@ private:
         std::unordered_map<int64_t, size_t> index;
         for (size_t i = 0; i < nodes.size(); ++i) index.emplace(EtDocument::id(nodes[i]), i);
         // An optimizer that evaluates a closure (L-BFGS) runs the whole
-        // forward and backward inside its own label: the forward's ops
-        // (numbered by autograd; the optimizer's own run without grad) and the
-        // backward's (under the engine's labels) touch the data too.
-        // Nodes autograd numbered, and the ops above them (a composite
+        // forward and backward inside its own label, and those ops touch the
+        // data too: the forward's are numbered by autograd (the optimizer's own
+        // run without grad), the backward's sit under the engine's labels.
+        // Marked: the numbered ops and the ops above them (a composite
         // `linear` is unnumbered; the `addmm` it calls is).
         std::vector<uint8_t> in_grad_mode(nodes.size(), 0);
         for (size_t i = 0; i < nodes.size(); ++i) {
-            const JsonValue* seq = EtDocument::field(nodes[i], "seq_id");
-            if (!seq || !seq->is_integer() || seq->as_int() < 0) continue;
+            if (EtDocument::seq_id(nodes[i]) < 0) continue;
             size_t steps = 0;
             for (size_t k = i; steps++ < nodes.size() && !in_grad_mode[k];) {
-                if (EtDocument::field(nodes[k], "op_schema") == nullptr ||
-                    !EtDocument::field(nodes[k], "op_schema")->is_string() ||
-                    EtDocument::field(nodes[k], "op_schema")->as_string().empty())
-                    break;  // a label: the ops above it are other work
+                if (!EtDocument::is_operator(nodes[k])) break;  // a label: the ops above it are other work
                 in_grad_mode[k] = 1;
                 auto p = index.find(doc_.parent(nodes[k]));
                 if (p == index.end() || p->second == k) break;

@@ -22,13 +22,18 @@ std::string shapes_of(const EtDocument& doc, int64_t id) {
     return "no node " + std::to_string(id);
 }
 
+// The step at twice its batch, inferred as scale infers it.
+compose::ScaleStats doubled(EtDocument& doc) {
+    compose::ScaleOptions options;
+    options.factor = 2;
+    return compose::scale_batch(doc, options);
+}
+
 TEST(ComposeScale, ASavedOutputReadThroughANewHandleScalesWithItsProducer) {
     const std::string path =
         testing::scratch_file("compose_scale", "saved_output.json", testing::kEtSavedOutputHandleSharesAGradientsKey);
     EtDocument doc = EtDocument::read(path);
-    compose::ScaleOptions options;
-    options.factor = 2;
-    const compose::ScaleStats stats = compose::scale_batch(doc, options);
+    const compose::ScaleStats stats = doubled(doc);
     EXPECT_EQ(stats.batch_before, 16);
     EXPECT_EQ(stats.batch_after, 32);
     EXPECT_EQ(shapes_of(doc, 189), "[[32,10],[],[]]");
@@ -45,9 +50,7 @@ TEST(ComposeScale, ASavedOutputReadThroughANewHandleScalesWithItsProducer) {
 // fills stays empty.
 TEST(ComposeScale, FbgemmTableBatchedLookupScalesItsIndicesAndOffsetsNotItsTables) {
     EtDocument doc = EtDocument::read(std::string(MIMIC_SOURCE_DIR) + "/tests/data/param_dlrm/dlrm_eg_0.json.gz");
-    compose::ScaleOptions options;
-    options.factor = 2;
-    const compose::ScaleStats stats = compose::scale_batch(doc, options);
+    const compose::ScaleStats stats = doubled(doc);
     EXPECT_EQ(stats.batch_before, 16);
     EXPECT_EQ(stats.batch_after, 32);
     EXPECT_EQ(stats.batch_values, "16");
@@ -67,9 +70,7 @@ std::string first_linear_shapes(const EtDocument& doc) {
 // Optimizer.step label: what those ops read is data, not optimizer state.
 TEST(ComposeScale, AClosureInsideTheOptimizerStepReadsData) {
     EtDocument doc = EtDocument::read(std::string(MIMIC_SOURCE_DIR) + "/tests/data/scale_1.13/lbfgs_closure.et.json.gz");
-    compose::ScaleOptions options;
-    options.factor = 2;
-    const compose::ScaleStats stats = compose::scale_batch(doc, options);
+    const compose::ScaleStats stats = doubled(doc);
     EXPECT_EQ(stats.batch_before, 12);
     EXPECT_EQ(stats.data_tensors, 2u);  // the input and the target
     EXPECT_EQ(first_linear_shapes(doc), "[[24,6],[12,6],[12]]");  // the input grows, the weight of its shape stays
@@ -79,9 +80,7 @@ TEST(ComposeScale, AClosureInsideTheOptimizerStepReadsData) {
 // size the step's tensors lead with.
 TEST(ComposeScale, OfTwoDataSizesTheOneTheActivationsLeadWithIsTheBatch) {
     EtDocument doc = EtDocument::read(std::string(MIMIC_SOURCE_DIR) + "/tests/data/scale_1.13/noise_table.et.json.gz");
-    compose::ScaleOptions options;
-    options.factor = 2;
-    const compose::ScaleStats stats = compose::scale_batch(doc, options);
+    const compose::ScaleStats stats = doubled(doc);
     EXPECT_EQ(stats.batch_before, 4);
     EXPECT_EQ(stats.batch_after, 8);
 }
