@@ -238,7 +238,7 @@ std::string StepBuilder::build(NodeIndex node, const c10::OperatorHandle& op, co
     if (args.size() > formals.size())
         return "trace has " + std::to_string(args.size()) + " inputs, schema takes " + std::to_string(formals.size());
     std::vector<std::pair<size_t, c10::IValue>> overrides;
-    std::string why = valid_values({trace_.name(trace_.nodes[node.value]), trace_.nodes[node.value], schema, args, trace_, pool_}, overrides);
+    std::string why = valid_values({trace_.name(trace_.nodes[node.value]), node, schema, args, trace_, pool_}, overrides);
     if (!why.empty()) return why;
 
     Step step(op);

@@ -30,11 +30,14 @@ struct Args {
         const TensorMeta& m = ctx.trace.tensor(*v);
         return m.undefined ? nullptr : &m;
     }
-    bool integral(size_t i) const {
+    // The layout of recorded tensor argument i; false when it is none or has no layout here.
+    bool layout(size_t i, TensorLayout& l) const {
         const TensorMeta* m = tensor(i);
-        if (!m) return false;
+        return m && layout_of(ctx.trace, *m, l).empty();
+    }
+    bool integral(size_t i) const {
         TensorLayout l;
-        return layout_of(ctx.trace, *m, l).empty() && c10::isIntegralType(l.dtype, false);
+        return layout(i, l) && c10::isIntegralType(l.dtype, false);
     }
     std::vector<int64_t> shape(size_t i) const {
         const TensorMeta* m = tensor(i);
@@ -69,8 +72,8 @@ struct Args {
     }
     // The recorded shape of output i (of its first element when it is a Tensor[]).
     std::vector<int64_t> output_shape(size_t i) const {
-        return i < ctx.node.outputs.count ? first_tensor_shape_of(ctx.trace.value_ptr(ctx.node.outputs, uint32_t(i)))
-                                          : std::vector<int64_t>{};
+        const ValueRange& outputs = ctx.trace.nodes[ctx.node.value].outputs;
+        return i < outputs.count ? first_tensor_shape_of(ctx.trace.value_ptr(outputs, uint32_t(i))) : std::vector<int64_t>{};
     }
     // The shape of recorded argument i, or of its element 0 when it is a Tensor[].
     std::vector<int64_t> first_tensor_shape(size_t i) const { return first_tensor_shape_of(value(i)); }
@@ -235,9 +238,8 @@ std::string advanced_index(const Args& a, bool put, Overrides& out) {
 // bernoulli refuse the pool's normal values (negative entries), and a
 // binary cross-entropy's input and target must lie in [0, 1].
 std::string probabilities(const Args& a, size_t i, Overrides& out) {
-    const TensorMeta* m = a.tensor(i);
     TensorLayout l;
-    if (!m || !layout_of(a.ctx.trace, *m, l).empty() || !c10::isFloatingType(l.dtype)) return {};
+    if (!a.layout(i, l) || !c10::isFloatingType(l.dtype)) return {};
     out.emplace_back(i, a.like(i).uniform_(0.05, 1.0));
     return {};
 }
@@ -246,9 +248,8 @@ std::string probabilities(const Args& a, size_t i, Overrides& out) {
 // permutation, the pivots of a matrix that needed no row swaps. The pool's
 // values are refused ("pivots ... must all be greater or equal to 1").
 std::string lu_pivots(const Args& a, size_t i, Overrides& out) {
-    const TensorMeta* m = a.tensor(i);
     TensorLayout l;
-    if (!m || !layout_of(a.ctx.trace, *m, l).empty() || !c10::isIntegralType(l.dtype, false) || l.sizes.empty()) return {};
+    if (!a.layout(i, l) || !c10::isIntegralType(l.dtype, false) || l.sizes.empty()) return {};
     const int64_t k = l.sizes.back();
     out.emplace_back(i, at::arange(1, k + 1, at::TensorOptions().dtype(l.dtype)).expand(l.sizes).contiguous().to(a.ctx.pool.device()));
     return {};
@@ -257,9 +258,8 @@ std::string lu_pivots(const Args& a, size_t i, Overrides& out) {
 // A symmetric positive-definite matrix (batch) shaped like argument `i`:
 // a Cholesky factorization refuses the pool's random square matrices.
 std::string positive_definite(const Args& a, size_t i, Overrides& out) {
-    const TensorMeta* m = a.tensor(i);
     TensorLayout l;
-    if (!m || !layout_of(a.ctx.trace, *m, l).empty() || !c10::isFloatingType(l.dtype) || l.sizes.size() < 2) return {};
+    if (!a.layout(i, l) || !c10::isFloatingType(l.dtype) || l.sizes.size() < 2) return {};
     const int64_t n = l.sizes.back();
     if (l.sizes[l.sizes.size() - 2] != n) return {};
     at::Tensor x = a.like(i);
@@ -299,9 +299,8 @@ std::string repeats_summing_to(const Args& a, size_t at, int64_t total, int64_t 
 // like argument `i`; in runs when `consecutive` (unique_consecutive), else
 // shuffled: unique's outputs are as long as the recorded ones.
 std::string distinct_values(const Args& a, size_t i, int64_t distinct, bool consecutive, Overrides& out) {
-    const TensorMeta* m = a.tensor(i);
     TensorLayout l;
-    if (!m || !layout_of(a.ctx.trace, *m, l).empty()) return {};
+    if (!a.layout(i, l)) return {};
     const int64_t n = l.numel;
     if (distinct <= 0 || distinct > n) return {};
     at::Tensor v = at::arange(n, at::TensorOptions().dtype(c10::kLong));
@@ -316,19 +315,17 @@ std::string distinct_values(const Args& a, size_t i, int64_t distinct, bool cons
 // tensor (250,000 entries for 2,496) and the sparse matmul after it 20x
 // slower. The count is the output of the nonzero the call made inside.
 std::string nonzeros_as_recorded(const Args& a, size_t i, Overrides& out) {
-    const TensorMeta* m = a.tensor(i);
     TensorLayout l;
-    if (!m || !layout_of(a.ctx.trace, *m, l).empty() || l.sizes.empty()) return {};
-    const NodeIndex self = a.ctx.trace.find(a.ctx.node.id);
-    if (self == kNoNode) return {};
-    for (const NodeIndex* c = a.ctx.trace.children_begin(self); c != a.ctx.trace.children_end(self); ++c) {
-        const Node& child = a.ctx.trace.nodes[c->value];
-        if (a.ctx.trace.name(child) != "aten::nonzero" || child.outputs.count == 0) continue;
-        const Value* result = a.ctx.trace.value_ptr(child.outputs, 0);
+    if (!a.layout(i, l) || l.sizes.empty()) return {};
+    const Trace& trace = a.ctx.trace;
+    for (const NodeIndex* c = trace.children_begin(a.ctx.node); c != trace.children_end(a.ctx.node); ++c) {
+        const Node& child = trace.nodes[c->value];
+        if (trace.name(child) != "aten::nonzero" || child.outputs.count == 0) continue;
+        const Value* result = trace.value_ptr(child.outputs, 0);
         if (!result || result->kind != ValueKind::Tensor) return {};
-        const TensorMeta& r = a.ctx.trace.tensor(*result);
-        if (r.rank != 2 || a.ctx.trace.shape(r)[0] > l.numel) return {};
-        at::Tensor mask = mask_with_count(l.sizes, a.ctx.trace.shape(r)[0], a.ctx.pool.device());
+        const TensorMeta& r = trace.tensor(*result);
+        if (r.rank != 2 || trace.shape(r)[0] > l.numel) return {};
+        at::Tensor mask = mask_with_count(l.sizes, trace.shape(r)[0], a.ctx.pool.device());
         out.emplace_back(i, a.like(i).mul(mask.to(l.dtype)));
         return {};
     }

@@ -27,7 +27,7 @@ namespace mimic::replay {
 
 struct ValidValueContext {
     std::string_view op_name;  // recorded name, e.g. "aten::embedding_bag"
-    const Node& node;          // the recorded call (its outputs give sizes the inputs do not)
+    NodeIndex node;            // the recorded call (its outputs give sizes the inputs do not)
     const c10::FunctionSchema& schema;
     const std::vector<ArgSource>& args;
     const Trace& trace;
