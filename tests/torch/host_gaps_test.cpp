@@ -7,20 +7,19 @@
 namespace mimic::replay {
 namespace {
 
-// Three top-level ops, each with its profiled interval: [0, 100), [150, 250)
-// and [400, 500) us, so the recorded gaps are 50 and 150 us.
+// Top-level ops of 100 us each, profiled from `starts`; by default three,
+// at 0, 150 and 400 us, so the recorded gaps are 50 and 150 us.
 struct ThreeOps {
     Trace trace;
     std::vector<NodeIndex> ops;
-    ThreeOps() {
+    explicit ThreeOps(const std::vector<double>& starts = {0, 150, 400}) {
         testing::TestTrace b;
         std::vector<uint64_t> ids;
-        for (int i = 0; i < 3; ++i) ids.push_back(b.op("aten::relu", "aten::relu(Tensor self) -> Tensor", {}, {}));
+        for (size_t i = 0; i < starts.size(); ++i) ids.push_back(b.op("aten::relu", "aten::relu(Tensor self) -> Tensor", {}, {}));
         trace = b.finish();
         trace.timing.assign(trace.nodes.size(), NodeTiming{});
-        const double starts[3] = {0, 150, 400};
-        for (int i = 0; i < 3; ++i) {
-            const NodeIndex n = trace.find(NodeId(ids[size_t(i)]));
+        for (size_t i = 0; i < starts.size(); ++i) {
+            const NodeIndex n = trace.find(NodeId(ids[i]));
             trace.timing[n.value].start_us = starts[i];
             trace.timing[n.value].duration_us = 100;
             ops.push_back(n);
@@ -165,5 +164,25 @@ TEST(HostGaps, WithoutAProfileThereIsNothingToScale) {
     for (double g : m.gap_us) EXPECT_EQ(g, 0.0);
 }
 
+// Five gaps, each 40 us of host work and 10 of the recording's callbacks;
+// the original's one traced iteration also stalled 100 us in its third gap.
+// Each of the replay's three traced passes stalled once, at another gap. The
+// untraced host time is the 200 us of work: the replay's mean gaps take the
+// stall off as often as its passes met one, where a median per gap (10 us
+// everywhere) would leave the original's in (300 us).
+TEST(HostGaps, StallsTheInstrumentationMetComeOffAsOftenAsTheReplayMetThem) {
+    ThreeOps t({0, 150, 300, 550, 700, 850});
+    const std::vector<std::vector<double>> replay_gaps = {
+        {}, {110, 10, 10}, {10, 110, 10}, {10, 10, 110}, {10, 10, 10}, {10, 10, 10}};
+    InstrumentationMeasure measure;
+    measure.traced_gap_us = mean_per_step(replay_gaps);
+    measure.traced_op_us.assign(6, 100.0);
+    EXPECT_EQ(measure.traced_gap_us[0], -1.0);
+    EXPECT_NEAR(measure.traced_gap_us[1], 130.0 / 3, 1e-9);
+    EXPECT_EQ(measure.traced_gap_us[4], 10.0);
+    const HostGapModel m = instrumented_host_gaps(t.trace, t.ops, {0, 1, 2, 3, 4, 5}, measure, 950.0);
+    EXPECT_EQ(m.original_speed, 1.0);  // too few ops to say otherwise
+    EXPECT_NEAR(m.corrected_total_us, 200.0, 1e-9);
+}
 }  // namespace
 }  // namespace mimic::replay

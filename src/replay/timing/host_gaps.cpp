@@ -146,6 +146,17 @@ std::string calibrate_to_untraced(HostGapModel& m, const Trace& trace, const std
     return warning;
 }
 
+std::vector<double> mean_per_step(const std::vector<std::vector<double>>& samples) {
+    std::vector<double> means(samples.size(), -1.0);
+    for (size_t s = 0; s < samples.size(); ++s) {
+        if (samples[s].empty()) continue;
+        double total = 0;
+        for (double v : samples[s]) total += v;
+        means[s] = total / double(samples[s].size());
+    }
+    return means;
+}
+
 HostGapModel instrumented_host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, const std::vector<size_t>& steps,
                                    const InstrumentationMeasure& measure, double traced_span_us,
                                    const std::vector<double>& collective_ends_us) {

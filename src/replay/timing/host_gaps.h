@@ -144,6 +144,16 @@ std::string calibrate_to_untraced(HostGapModel& m, const Trace& trace, const std
 inline constexpr double kSpeedSampleMinUs = 20;
 inline constexpr size_t kMinSpeedSamples = 10;
 
+// The replay's traced gap at each step over its instrumented passes: the
+// mean of its samples, -1 where it has none. The original's one traced
+// iteration holds the stalls its instrumentation met at whatever ops they
+// fell on (100-500 us each, at different ops in two recordings of one step,
+// several per traced GPT step on a noisy VM); a median per gap drops every
+// stall from the replay's side only, and the estimated untraced host time
+// kept them all. The mean keeps, summed over the gaps, the stalls the
+// replay's own traced passes met (docs/findings.md, 2026-11-28).
+std::vector<double> mean_per_step(const std::vector<std::vector<double>>& samples);
+
 struct InstrumentationMeasure {
     double instrumentation_us = 0;
     std::vector<double> traced_op_us, traced_gap_us;  // per step, -1 unknown

@@ -1,5 +1,6 @@
 #include "replay/timing/recording_overhead.h"
 
+#include "replay/timing/host_gaps.h"
 #include "support/median.h"
 
 namespace mimic::replay {
@@ -60,7 +61,7 @@ RecordingOverhead measure_recording_overhead(Replayer& replayer, const LabelPlan
         return m;
     };
     out.traced_op_us = medians(traced_op);
-    out.traced_gap_us = medians(traced_gap);
+    out.traced_gap_us = mean_per_step(traced_gap);  // not medians: see mean_per_step
     return out;
 }
 

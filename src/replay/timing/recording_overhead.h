@@ -19,7 +19,8 @@ struct RecordingOverhead {
     double traced_ms = 0;      // median labelled iteration under the instrumentation
     double untraced_ms = 0;    // median labelled iteration without it
     // Per step (-1 where unknown): the profiler's duration of the op in the
-    // traced runs, and its gap between the previous op's end and this one's start.
+    // traced runs (their median), and its gap between the previous op's end
+    // and this one's start (their mean: host_gaps.h, mean_per_step).
     std::vector<double> traced_op_us;
     std::vector<double> traced_gap_us;
     double paired_overhead_ms = 0;  // the median of traced - bare over adjacent pairs
