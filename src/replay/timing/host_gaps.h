@@ -151,7 +151,7 @@ inline constexpr size_t kMinSpeedSamples = 10;
 // several per traced GPT step on a noisy VM); a median per gap drops every
 // stall from the replay's side only, and the estimated untraced host time
 // kept them all. The mean keeps, summed over the gaps, the stalls the
-// replay's own traced passes met (docs/findings.md, 2026-11-28).
+// replay's own traced passes met (docs/findings.md, 2026-11-27, "stalls").
 std::vector<double> mean_per_step(const std::vector<std::vector<double>>& samples);
 
 struct InstrumentationMeasure {
