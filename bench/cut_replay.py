@@ -6,17 +6,22 @@ out of it with `mimic cut` (each a recording directory, so it replays with the o
 faults and layouts, as the full replay does) and replay each alone. A region is a top-level op's
 subtree (the largest ops by replay time) or a block of consecutive top-level ops (the
 forward pass, `--nodes A..B`). Compared: the region's op time inside the full replay (sum of
-its top-level ops' per-op times) against the cut's op time replayed alone. The full recording is
-replayed a second time in a fresh process, and the same region's time there against the first
-is printed too: what two replays of one trace differ by, the floor under the cut's error.
+its top-level ops' per-op times) against the cut's op time replayed alone.
 
-usage: bench/cut_replay.py BUILD_DIR [--models mlp,cnn,transformer] [--regions 3] [--json OUT]
+This VM moves between speed levels over seconds to minutes, so one replay against another run a
+minute later differs by up to 14% on its own. The replays therefore run in ROUNDS rounds, each
+the full recording and then every cut, one after another; each side is the median over the
+rounds. The floor under the cut's error: the full replay's median over the even rounds against
+its median over the odd ones, what two sets of replays of one trace differ by.
+
+usage: bench/cut_replay.py BUILD_DIR [--models mlp,cnn,transformer] [--regions 3] [--rounds 4] [--json OUT]
 Environment: KEEP_DIR=DIR keeps each recording, cut and op-times file there.
 Run on a quiet machine: timings of other processes' load swamp a 5% target.
 """
 import contextlib
 import json
 import os
+import statistics
 import tempfile
 
 from benchlib.commands import run, threads_env
@@ -41,8 +46,13 @@ def top_level_forward_block(et_path, ops):
     return names[first][0], names[loss - 1][0]
 
 
+def region_us(times, ids):
+    by_id = {o["node_id"]: o for o in times}
+    return sum(by_id[i]["replay_us"] for i in ids if i in by_id)
+
+
 def main():
-    args = parse_args("mlp,cnn,transformer", "regions", 3)
+    args = parse_args("mlp,cnn,transformer", "regions", 3, extra=[("rounds", 4)])
     mimic = args.mimic
     env = threads_env(1)
     results = []
@@ -54,35 +64,47 @@ def main():
             record(mimic, model, rec, ["--threads", "1"], env)
             et = os.path.join(rec, "et.json.gz")
             full = op_times(mimic, rec, os.path.join(tmp, model + "_full.json"), env)
-            again = {o["node_id"]: o for o in op_times(mimic, rec, os.path.join(tmp, model + "_full_again.json"), env)}
-            by_id = {o["node_id"]: o for o in full}
             regions = []
             for o in sorted(full, key=lambda o: -o["replay_us"])[: args.regions]:
                 regions.append(("op " + o["name"], ["--subtree", str(o["node_id"])], [o["node_id"]]))
             block = top_level_forward_block(et, full)
             if block:
-                ids = [i for i in by_id if block[0] <= i <= block[1]]
+                ids = [o["node_id"] for o in full if block[0] <= o["node_id"] <= block[1]]
                 regions.append((f"forward block {block[0]}..{block[1]}", ["--nodes", f"{block[0]}..{block[1]}"], ids))
-            for k, (label, selector, ids) in enumerate(regions):
-                cut = os.path.join(tmp, f"{model}_cut{k}")  # a directory: the cut as a recording
-                run([mimic, "cut", rec, *selector, "-o", cut], env)
-                alone = op_times(mimic, cut, os.path.join(tmp, f"{model}_cut{k}_times.json"), env)
-                inside_us = sum(by_id[i]["replay_us"] for i in ids if i in by_id)
-                again_us = sum(again[i]["replay_us"] for i in ids if i in again)
-                alone_us = sum(o["replay_us"] for o in alone)
+            cuts = []
+            for k, (_, selector, _) in enumerate(regions):
+                cuts.append(os.path.join(tmp, f"{model}_cut{k}"))  # a directory: the cut as a recording
+                run([mimic, "cut", rec, *selector, "-o", cuts[-1]], env)
+            inside = [[] for _ in regions]  # per region, its time in each round's full replay
+            alone = [[] for _ in regions]
+            ops = [0 for _ in regions]
+            for r in range(args.rounds):
+                times = op_times(mimic, rec, os.path.join(tmp, f"{model}_full_r{r}.json"), env)
+                for k, (_, _, ids) in enumerate(regions):
+                    inside[k].append(region_us(times, ids))
+                for k, cut in enumerate(cuts):
+                    cut_times = op_times(mimic, cut, os.path.join(tmp, f"{model}_cut{k}_r{r}.json"), env)
+                    alone[k].append(sum(o["replay_us"] for o in cut_times))
+                    ops[k] = len(cut_times)
+            for k, (label, _, _) in enumerate(regions):
+                inside_us, alone_us = statistics.median(inside[k]), statistics.median(alone[k])
+                even_us, odd_us = statistics.median(inside[k][0::2]), statistics.median(inside[k][1::2] or inside[k])
                 err = error_pct(alone_us, inside_us) if inside_us else float("nan")
-                floor = error_pct(again_us, inside_us) if inside_us else float("nan")
-                results.append({"model": model, "region": label, "ops": len(alone), "inside_full_replay_us": inside_us,
-                                "inside_second_full_replay_us": again_us, "cut_alone_us": alone_us, "error_pct": err,
-                                "second_full_replay_error_pct": floor})
-                print(f"{model:12s} {label:40s} {len(alone):4d} ops  inside {inside_us:10.1f} us  alone {alone_us:10.1f} us  {err:+6.1f}%"
-                      f"  (second full replay {again_us:10.1f} us, {floor:+6.1f}%)", flush=True)
+                floor = error_pct(odd_us, even_us) if even_us else float("nan")
+                results.append({"model": model, "region": label, "ops": ops[k], "rounds": args.rounds,
+                                "inside_full_replay_us": inside_us, "cut_alone_us": alone_us, "error_pct": err,
+                                "inside_full_replay_rounds_us": inside[k], "cut_alone_rounds_us": alone[k],
+                                "full_replay_odd_vs_even_rounds_error_pct": floor})
+                print(f"{model:12s} {label:40s} {ops[k]:4d} ops  inside {inside_us:10.1f} us  alone {alone_us:10.1f} us  {err:+6.1f}%"
+                      f"  (full replay, odd rounds against even: {floor:+6.1f}%)", flush=True)
     within, mean, worst = abs_error_summary([r["error_pct"] for r in results], 5)
-    f_within, f_mean, f_worst = abs_error_summary([r["second_full_replay_error_pct"] for r in results], 5)
+    f_within, f_mean, f_worst = abs_error_summary([r["full_replay_odd_vs_even_rounds_error_pct"] for r in results], 5)
     summary = {"regions": len(results), "mean_abs_error_pct": mean, "max_abs_error_pct": worst, "within_5pct": within,
-               "second_full_replay": {"mean_abs_error_pct": f_mean, "max_abs_error_pct": f_worst, "within_5pct": f_within}}
+               "full_replay_odd_vs_even_rounds": {"mean_abs_error_pct": f_mean, "max_abs_error_pct": f_worst,
+                                                  "within_5pct": f_within}}
     print(f"cut alone: {within} of {len(results)} regions within 5%; mean |error| {mean:.1f}%, max {worst:.1f}%")
-    print(f"second full replay: {f_within} of {len(results)} regions within 5%; mean |error| {f_mean:.1f}%, max {f_worst:.1f}%")
+    print(f"full replay, odd rounds against even: {f_within} of {len(results)} within 5%; mean |error| {f_mean:.1f}%, "
+          f"max {f_worst:.1f}%")
     write_json(args.json, {"results": results, "summary": summary})
 
 
