@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analysis/autograd_counter.h"
 #include "io/chakra/chakra_values.h"
 #include "record/fault_probe.h"
 #include "replay/exec/autocast_region.h"
@@ -282,13 +283,18 @@ void Replayer::mark_autograd_leaves() {
     // backward's nodes carry the numbers of the forward ops that made them.
     // Where the trace has a backward, an op with no node there made none
     // (clip_grad_norm_'s norms and scalings of the gradients, metrics on
-    // labels), and runs without autograd here too.
+    // labels), and runs without autograd here too. Without one (a forward in
+    // grad mode, a cut of it), the numbers themselves say which ops made a
+    // node (autograd_counter.h); one that cannot be told keeps autograd.
     std::unordered_set<int64_t> made_nodes;
     for (const Node& n : trace_.nodes)
         if (n.scope == int32_t(at::RecordScope::BACKWARD_FUNCTION) && n.seq_id >= 0) made_nodes.insert(n.seq_id);
+    const std::vector<analysis::MadeNode> counted =
+        made_nodes.empty() ? analysis::made_autograd_nodes(trace_) : std::vector<analysis::MadeNode>{};
     for (Step& step : steps_) {
         const int64_t seq = trace_.nodes[step.node.value].seq_id;
-        step.grad_mode = step.op && seq >= 0 && (made_nodes.empty() || made_nodes.count(seq) > 0);
+        const bool made = made_nodes.empty() ? counted[step.node.value] != analysis::MadeNode::No : made_nodes.count(seq) > 0;
+        step.grad_mode = step.op && seq >= 0 && made;
     }
     std::unordered_set<const c10::StorageImpl*> leaf_storages;
     for (Step& step : steps_) {

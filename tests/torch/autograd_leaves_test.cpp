@@ -79,6 +79,33 @@ TEST(AutogradLeaves, OpsWithoutANodeInTheBackwardRunWithoutAutograd) {
     EXPECT_EQ(r.runtime_errors(), 0u);
 }
 
+// A forward in grad mode with no backward in the trace: the first mul (of
+// data) left autograd's counter at 0, so it made no node; the second (of a
+// weight) advanced it to 1, the number the op after it carries. The last op,
+// with nothing after it, keeps autograd.
+TEST(AutogradLeaves, WithoutABackwardTheSequenceNumbersSayWhichOpsMadeANode) {
+    testing::TestTrace tt;
+    tt.op("aten::mul", kMul, {tt.tensor({4, 4}, "float", 10), tt.tensor({4, 4}, "float", 11)}, {tt.tensor({4, 4}, "float", 12)});
+    tt.t.nodes.back().seq_id = 0;
+    tt.op("aten::mul", kMul, {tt.tensor({4, 4}, "float", 20), tt.tensor({4, 4}, "float", 21)}, {tt.tensor({4, 4}, "float", 22)});
+    tt.t.nodes.back().seq_id = 0;
+    tt.op("aten::t", kT, {tt.tensor({4, 4}, "float", 22)}, {tt.tensor({4, 4}, "float", 22, 0, {1, 4})});
+    tt.t.nodes.back().seq_id = 1;
+    const Trace trace = tt.finish();
+
+    const std::unique_ptr<Replayer> replayer = planned_replayer(trace);
+    Replayer& r = *replayer;
+    ASSERT_EQ(r.steps().size(), 3u);
+    EXPECT_FALSE(r.steps()[0].grad_mode);
+    EXPECT_FALSE(r.steps()[0].args.at(0).toTensor().requires_grad());
+    EXPECT_TRUE(r.steps()[1].grad_mode);
+    EXPECT_TRUE(r.steps()[1].args.at(0).toTensor().requires_grad());
+    EXPECT_TRUE(r.steps()[2].grad_mode);
+    r.check();
+    EXPECT_GT(r.run_iteration(), 0.0);
+    EXPECT_EQ(r.runtime_errors(), 0u);
+}
+
 const char* kBatchNorm =
     "aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
     "bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor";
