@@ -115,7 +115,8 @@ std::string report_json(const ReplayReport& r) {
             .field("original_speed", r.gaps.original_speed)
             .field("estimated_untraced_ms", r.gaps.untraced_us / 1000.0)
             .field("replay_traced_ms", r.gaps.replay_traced_ms)
-            .field("replay_untraced_ms", r.gaps.replay_untraced_ms);
+            .field("replay_untraced_ms", r.gaps.replay_untraced_ms)
+            .field("python_stack_events", r.gaps.python_stack_events);
     w.end_object();
     w.key("per_category");
     compare_rows(w, r.per_category, r.untraced_op_pass);
@@ -199,6 +200,11 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                          "profiled span {:.3f} ms less {:.3f} ms = {:.3f} ms untraced (estimated)",
                          r.gaps.replay_traced_ms, r.gaps.instrumentation, r.gaps.replay_untraced_ms, r.gaps.original_speed,
                          r.gaps.traced_span_us / 1000.0, r.gaps.instrumentation_us / 1000.0, r.gaps.untraced_us / 1000.0));
+    if (r.gaps.instrumented && r.gaps.python_stack_events > 0)
+        line(fmt::format("  warning: the profile holds {} Python function events: the recording captured Python's stack at "
+                         "each op (with_stack), a cost a replay without Python cannot measure, so the untraced time and "
+                         "host gaps estimated here are high by it (a GPT-style step recorded with_stack replayed +37%)",
+                         r.gaps.python_stack_events));
     if (r.gaps.instrumented)
         line(fmt::format("  host time: the recorded gaps {:.3f} ms{} less the replay's traced gaps there = {:.3f} ms",
                          r.gaps.recorded_total_us / 1000.0,

@@ -150,6 +150,8 @@ SessionResult run_replay_session(const SessionOptions& o) {
         // recorded: taken as not, the profiler's default.
         recorded_under.record_shapes = profile.stats.events_with_shapes > 0;
         recorded_under.profile_memory = profile.stats.memory_events > 0;
+        for (const HostEvent& e : profile.host)
+            if (e.category == HostCategory::PythonFunction) ++recorded_under.python_stack_events;
     }
     std::optional<RecordingMeta> meta;
     if (!input.meta_path.empty()) {
@@ -340,6 +342,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
             m.traced_gap_us = overhead.traced_gap_us;
             gaps = instrumented_host_gaps(trace, ran, ran_steps, m, span_us, collective_ends_us);
             gaps.instrumentation = overhead.setup.describe();
+            gaps.python_stack_events = overhead.setup.python_stack_events;
             gaps.replay_traced_ms = overhead.traced_ms;
             gaps.replay_untraced_ms = overhead.untraced_ms;
         } else {

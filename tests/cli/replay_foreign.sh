@@ -45,6 +45,26 @@ else:
 assert 0.5 < gaps["original_speed"] < 2
 PY
 
+# A profile that holds Python function events (torch 2.x's export of a profile recorded with
+# with_stack=True) was recorded at a cost the replay cannot measure: the report says so.
+mkdir -p "$TMP/stack" && cp "$TMP/lstm/et.json" "$TMP/stack/"
+python3 - "$TMP/lstm/profile.json" "$TMP/stack/profile.json" <<'PY' || fail "a profile with Python events"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+events = doc["traceEvents"] if isinstance(doc, dict) else doc
+first = min((e for e in events if e.get("ph") == "X"), key=lambda e: e["ts"])
+events.append({"ph": "X", "cat": "python_function", "name": "train.py(12): step", "pid": first["pid"],
+               "tid": first["tid"], "ts": first["ts"], "dur": 1})
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+"$MIMIC" replay "$TMP/stack" --threads 1 --iters 1 --op-passes 1 --no-profiled-pass --json "$TMP/stack.json" \
+    > "$TMP/stack.txt" 2>&1 || { cat "$TMP/stack.txt"; fail "replay of a profile with Python events"; }
+grep -q "warning: the profile holds 1 Python function events" "$TMP/stack.txt" \
+    || fail "no warning for Python's stack: $(grep -i warning "$TMP/stack.txt")"
+python3 -c "import json, sys; assert json.load(open(sys.argv[1]))['host_gap_model']['python_stack_events'] == 1" \
+    "$TMP/stack.json" || fail "python_stack_events in the JSON"
+grep -q "warning: the profile holds" "$TMP/replay.txt" && fail "a warning for a profile without Python events"
+
 # calibrate fits host time on such a trace from its replay's estimate of the untraced gaps
 # (there is no untraced run to fit on), and predict then counts host time.
 "$MIMIC" calibrate "$TMP/lstm" --out "$TMP/costs.db" --quick --no-sweeps --threads 1 > "$TMP/calibrate.txt" 2>&1 \

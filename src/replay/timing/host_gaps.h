@@ -80,6 +80,7 @@ struct HostGapModel {
     double traced_span_us = 0;       // the original's profiled span
     double instrumentation_us = 0;   // what the observer and profiler added to it
     std::string instrumentation;     // what was measured ("execution-graph observer + legacy profiler")
+    uint64_t python_stack_events = 0;  // the profile's Python function events: a cost not measured (InstrumentationSetup)
     double original_speed = 1;       // the original's op time over the replay's, both traced (median ratio)
     double replay_traced_ms = 0;     // the replay's labelled iteration under it
     double replay_untraced_ms = 0;   // and without it

@@ -23,6 +23,10 @@ namespace mimic::replay {
 struct InstrumentationSetup {
     bool record_shapes = false;
     bool profile_memory = false;
+    // The profile's Python function events: Python's stack was captured at
+    // each op (with_stack, the Python tracer), a cost a replay without
+    // Python cannot pay, so it is not in what is measured here.
+    uint64_t python_stack_events = 0;
     std::string describe() const;  // "execution-graph observer + profiler (record_shapes)"
 };
 
