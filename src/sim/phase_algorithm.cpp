@@ -188,7 +188,7 @@ private:
 // child's data and sends it back.
 class TreePhase final : public PhaseAlgorithm {
 public:
-    TreePhase(int npu, const TreeRole& role, uint64_t size) : npu_(npu), role_(role) {
+    TreePhase(const TreeRole& role, uint64_t size) : role_(role) {
         kind = CollectiveKind::AllReduce;
         data_size = size;
         final_data_size = size;
@@ -256,7 +256,6 @@ public:
 
 private:
     enum class State : uint8_t { Begin, WaitingTwoChildren, WaitingOneChild, SendingUp, WaitingParent, SendingDown, End };
-    int npu_;
     TreeRole role_;
     State state_ = State::Begin;
     int reductions_ = 0;
@@ -282,8 +281,8 @@ std::unique_ptr<PhaseAlgorithm> make_ring_phase(const CollectiveImpl& impl, Coll
     throw Error("doubleBinaryTree runs on a tree, not a ring");
 }
 
-std::unique_ptr<PhaseAlgorithm> make_tree_phase(int npu, const TreeRole& role, uint64_t data_size) {
-    return std::make_unique<TreePhase>(npu, role, data_size);
+std::unique_ptr<PhaseAlgorithm> make_tree_phase(const TreeRole& role, uint64_t data_size) {
+    return std::make_unique<TreePhase>(role, data_size);
 }
 
 }  // namespace mimic::sim

@@ -59,6 +59,6 @@ protected:
 // collective the algorithm has no form of.
 std::unique_ptr<PhaseAlgorithm> make_ring_phase(const CollectiveImpl& impl, CollectiveKind kind, int npu,
                                                 const RingView& ring, uint64_t data_size, Direction direction);
-std::unique_ptr<PhaseAlgorithm> make_tree_phase(int npu, const TreeRole& role, uint64_t data_size);
+std::unique_ptr<PhaseAlgorithm> make_tree_phase(const TreeRole& role, uint64_t data_size);
 
 }  // namespace mimic::sim

@@ -191,7 +191,7 @@ std::unique_ptr<PhaseAlgorithm> RankSystem::make_phase(CollectiveKind phase_kind
         int& counter = dbt_counter_[static_cast<int>(collective)][std::min(dim, kMaxTreeDims - 1)];
         const bool root_max = counter % 2 == 0;
         ++counter;
-        return make_tree_phase(npu_, tree_role(npu_, size, start, offset, root_max), bytes);
+        return make_tree_phase(tree_role(npu_, size, start, offset, root_max), bytes);
     }
     return make_ring_phase(impl, phase_kind, npu_, RingView::strided(npu_, size, offset), bytes, direction);
 }
