@@ -17,8 +17,12 @@ namespace mimic::analysis {
 
 enum class MadeNode : int8_t { Unknown = -1, No = 0, Yes = 1 };
 
+// RecordScope::BACKWARD_FUNCTION, as the ET writes a node's "scope".
+inline constexpr int32_t kBackwardFunctionScope = 1;
+
 // Per node (by index): whether it made an autograd node; Unknown where it has
-// no sequence number or no later numbered call on its thread follows it.
+// no sequence number, runs in the backward (whose labels carry the numbers of
+// the nodes they run), or no later numbered call on its thread follows it.
 std::vector<MadeNode> made_autograd_nodes(const Trace& trace);
 
 }  // namespace mimic::analysis

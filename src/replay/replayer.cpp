@@ -283,17 +283,19 @@ void Replayer::mark_autograd_leaves() {
     // backward's nodes carry the numbers of the forward ops that made them.
     // Where the trace has a backward, an op with no node there made none
     // (clip_grad_norm_'s norms and scalings of the gradients, metrics on
-    // labels), and runs without autograd here too. Without one (a forward in
-    // grad mode, a cut of it), the numbers themselves say which ops made a
-    // node (autograd_counter.h); one that cannot be told keeps autograd.
+    // labels), and runs without autograd here too. The numbers themselves
+    // say which ops made a node (autograd_counter.h): an op whose number the
+    // next call repeats made none, though a backward node may carry that
+    // number, made by the call after it (a reshape of the labels before the
+    // loss); without a backward (a forward in grad mode, a cut of it) they
+    // are all there is. An op that cannot be told keeps autograd.
     std::unordered_set<int64_t> made_nodes;
     for (const Node& n : trace_.nodes)
         if (n.scope == int32_t(at::RecordScope::BACKWARD_FUNCTION) && n.seq_id >= 0) made_nodes.insert(n.seq_id);
-    const std::vector<analysis::MadeNode> counted =
-        made_nodes.empty() ? analysis::made_autograd_nodes(trace_) : std::vector<analysis::MadeNode>{};
+    const std::vector<analysis::MadeNode> counted = analysis::made_autograd_nodes(trace_);
     for (Step& step : steps_) {
         const int64_t seq = trace_.nodes[step.node.value].seq_id;
-        const bool made = made_nodes.empty() ? counted[step.node.value] != analysis::MadeNode::No : made_nodes.count(seq) > 0;
+        const bool made = counted[step.node.value] != analysis::MadeNode::No && (made_nodes.empty() || made_nodes.count(seq) > 0);
         step.grad_mode = step.op && seq >= 0 && made;
     }
     std::unordered_set<const c10::StorageImpl*> leaf_storages;

@@ -48,5 +48,24 @@ TEST(AutogradCounter, ACallMadeANodeWhereTheNextCallOnItsThreadCarriesAHigherNum
     EXPECT_EQ(of(11), MadeNode::Unknown);
 }
 
+// The backward's labels carry the number of the node they run (here the
+// mul's 4), not the counter's: the mul, last of the forward, cannot be told.
+TEST(AutogradCounter, TheBackwardsLabelsSayNothingOfTheCounter) {
+    std::string backward_label = node(4, "autograd::engine::evaluate_function: MulBackward0", 2, 4, 1);
+    std::string backward_node = node(5, "MulBackward0", 4, 4, 1);
+    backward_node.replace(backward_node.find("\"scope\": 0"), 10, "\"scope\": 1");
+    const std::string et = "{\"schema\": \"1.0.1\", \"pid\": 1, \"time\": \"2024-01-01 00:00:00\", \"start_ts\": 0, \"nodes\": [" +
+                           node(1, "[pytorch|profiler|execution_graph|process]", 1, -1, 0) + ",\n" +
+                           node(2, "[pytorch|profiler|execution_graph|thread]", 1, -1, 1) + ",\n" +
+                           node(3, "aten::mul", 2, 4, 1) + ",\n" + backward_label + ",\n" + backward_node + ",\n" +
+                           node(6, "aten::mul", 5, -1, 1) + "], \"finish_ts\": 1}";
+    EtReadOptions options;
+    options.progress = false;
+    const Trace trace = read_pytorch_et(testing::scratch_file("autograd_counter", "backward.json", et), options);
+    const std::vector<MadeNode> made = made_autograd_nodes(trace);
+    EXPECT_EQ(made[trace.find(NodeId(3)).value], MadeNode::Unknown);
+    EXPECT_EQ(made[trace.find(NodeId(4)).value], MadeNode::Unknown);
+}
+
 }  // namespace
 }  // namespace mimic::analysis

@@ -106,6 +106,31 @@ TEST(AutogradLeaves, WithoutABackwardTheSequenceNumbersSayWhichOpsMadeANode) {
     EXPECT_EQ(r.runtime_errors(), 0u);
 }
 
+// With a backward: both muls carry number 3 and MulBackward0 carries 3, but
+// the first left the counter at 3 (the second's number): the second made the
+// node, the first (of labels, say) none.
+TEST(AutogradLeaves, AnOpWhoseNumberTheNextCallRepeatsMadeNoNodeThoughTheBackwardCarriesIt) {
+    testing::TestTrace tt;
+    tt.op("aten::mul", kMul, {tt.tensor({4, 4}, "float", 10), tt.tensor({4, 4}, "float", 11)}, {tt.tensor({4, 4}, "float", 12)});
+    tt.t.nodes.back().seq_id = 3;
+    tt.op("aten::mul", kMul, {tt.tensor({4, 4}, "float", 20), tt.tensor({4, 4}, "float", 21)}, {tt.tensor({4, 4}, "float", 22)});
+    tt.t.nodes.back().seq_id = 3;
+    const uint64_t engine = tt.label("autograd::engine::evaluate_function: MulBackward0", 0, 3);
+    tt.label("MulBackward0", 1 /* BACKWARD_FUNCTION */, 3, engine);
+    const Trace trace = tt.finish();
+
+    const std::unique_ptr<Replayer> replayer = planned_replayer(trace);
+    Replayer& r = *replayer;
+    ASSERT_EQ(r.steps().size(), 2u);
+    EXPECT_FALSE(r.steps()[0].grad_mode);
+    EXPECT_FALSE(r.steps()[0].args.at(0).toTensor().requires_grad());
+    EXPECT_TRUE(r.steps()[1].grad_mode);
+    EXPECT_TRUE(r.steps()[1].args.at(0).toTensor().requires_grad());
+    r.check();
+    EXPECT_GT(r.run_iteration(), 0.0);
+    EXPECT_EQ(r.runtime_errors(), 0u);
+}
+
 const char* kBatchNorm =
     "aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
     "bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor";
