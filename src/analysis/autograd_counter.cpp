@@ -10,13 +10,7 @@ std::vector<MadeNode> made_autograd_nodes(const Trace& trace) {
     const std::vector<NodeIndex>& order = trace.execution_order();
     const size_t n = order.size();
     std::vector<MadeNode> made(trace.nodes.size(), MadeNode::Unknown);
-    // Each node's subtree is the run of positions after it in execution
-    // order (children start after their parent and before its next sibling).
-    std::vector<uint32_t> size(trace.nodes.size(), 1);
-    for (size_t k = n; k-- > 0;) {
-        const NodeIndex p = trace.parent_of(order[k]);
-        if (p != kNoNode) size[p.value] += size[order[k].value];
-    }
+    const std::vector<uint32_t> size = subtree_sizes(trace);
     // The backward's labels carry the numbers of the nodes they run, not the
     // counter's: they and what runs under them say nothing of it.
     std::vector<char> in_backward(trace.nodes.size(), 0);

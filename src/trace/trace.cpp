@@ -134,4 +134,15 @@ void Trace::finalize(ParentLinks bad_links, const char* parent_field) {
     }
 }
 
+std::vector<uint32_t> subtree_sizes(const Trace& trace) {
+    std::vector<uint32_t> size(trace.nodes.size(), 1);
+    // Children have larger ids than parents: add each node into its parent, latest first.
+    const auto& order = trace.execution_order();
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        NodeIndex p = trace.parent_of(*it);
+        if (p != kNoNode) size[p.value] += size[it->value];
+    }
+    return size;
+}
+
 }  // namespace mimic

@@ -158,6 +158,11 @@ void for_each_tensor_index(const Trace& trace, ValueRange range, Fn&& fn, int de
     }
 }
 
+// Nodes of the subtree rooted at each node (the node included), by index:
+// a node's subtree is the run of that many positions from its own in
+// execution order (children start after their parent, before its next sibling).
+std::vector<uint32_t> subtree_sizes(const Trace& trace);
+
 // Classifies a node by its name and schema (shared by every reader).
 NodeKind classify_node(std::string_view name, std::string_view op_schema, int32_t scope);
 

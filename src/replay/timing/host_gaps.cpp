@@ -8,17 +8,6 @@
 
 namespace mimic::replay {
 
-std::vector<uint32_t> subtree_sizes(const Trace& trace) {
-    std::vector<uint32_t> size(trace.nodes.size(), 1);
-    // Children have larger ids than parents: add each node into its parent, latest first.
-    const auto& order = trace.execution_order();
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {
-        NodeIndex p = trace.parent_of(*it);
-        if (p != kNoNode) size[p.value] += size[it->value];
-    }
-    return size;
-}
-
 double per_event_overhead_us(std::optional<double> traced_ms, std::optional<double> untraced_ms, uint64_t nodes) {
     if (!traced_ms || !untraced_ms || nodes == 0 || *traced_ms <= *untraced_ms) return 0;
     return (*traced_ms - *untraced_ms) * 1000.0 / double(nodes);

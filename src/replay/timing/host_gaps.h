@@ -86,9 +86,6 @@ struct HostGapModel {
     double replay_untraced_ms = 0;   // and without it
 };
 
-// Nodes of the subtree rooted at each node (the node included), by position.
-std::vector<uint32_t> subtree_sizes(const Trace& trace);
-
 // Per-event instrumentation cost, or 0 when the times are unknown.
 double per_event_overhead_us(std::optional<double> traced_ms, std::optional<double> untraced_ms, uint64_t nodes);
 
