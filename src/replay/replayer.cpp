@@ -386,8 +386,15 @@ at::Tensor Replayer::input_for(Step& step, TensorPatch& patch, Pass pass) {
     (void)pass;
     // Built directly on the storage, not through as_strided: no dispatcher
     // call, so it costs less and does not show as an op in --record-replay.
-    at::Tensor view = at::detail::make_tensor<c10::TensorImpl>(c10::TensorImpl::VIEW, c10::Storage(base.storage()),
-                                                               base.key_set(), base.dtype());
+    // The producer's lazy conjugate and negative bits are not the view's: a
+    // complex parameter read after its backward's `conj` (which returns the
+    // parameter's storage with the conjugate bit) is the plain parameter, and
+    // `view_as_real` refuses a conjugated tensor (an Adam step on a spectral
+    // layer's weights skipped two ops).
+    const c10::DispatchKeySet keys =
+        base.key_set().remove(c10::DispatchKey::Conjugate).remove(c10::DispatchKey::Negative);
+    at::Tensor view =
+        at::detail::make_tensor<c10::TensorImpl>(c10::TensorImpl::VIEW, c10::Storage(base.storage()), keys, base.dtype());
     view.unsafeGetTensorImpl()->set_sizes_and_strides(v.sizes, v.strides, v.offset);
     return view;
 }
