@@ -150,6 +150,11 @@ ReplayReport make_report(const Trace& trace, const Replayer& replayer, const Rep
     for (const auto& [k, n] : skips) r.skipped.push_back({k.first, k.second, n});
     std::sort(r.skipped.begin(), r.skipped.end(), [](const SkipCount& a, const SkipCount& b) { return a.count > b.count; });
 
+    std::map<std::string, uint64_t> mismatched;
+    for (NodeIndex n : replayer.mismatched_nodes()) ++mismatched[std::string(trace.name(trace.nodes[n.value]))];
+    r.mismatched_ops.assign(mismatched.begin(), mismatched.end());
+    std::sort(r.mismatched_ops.begin(), r.mismatched_ops.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+
     // Coverage by recorded time.
     std::vector<uint32_t> sizes = subtree_sizes(trace);
     // The original's untraced duration of an op, less the probe's cost for

@@ -186,6 +186,9 @@ struct ReplayReport {
     std::optional<size_t> recorded_layout_tensors, recorded_layout_ops, recorded_layout_mismatched_ops;
     size_t fallbacks = 0;
     size_t shape_mismatches = 0;
+    // Per op name, how many of its outputs came out unlike the recording
+    // (shapes that depend on values: unique indices after a coalesce).
+    std::vector<std::pair<std::string, uint64_t>> mismatched_ops;
     size_t runtime_errors = 0;
     double coverage_pct() const { return ops_total ? 100.0 * double(ops_replayed) / double(ops_total) : 0.0; }
 };

@@ -137,6 +137,9 @@ std::string report_json(const ReplayReport& r) {
         w.field("recorded_layout_mismatched_ops", uint64_t(r.recorded_layout_mismatched_ops.value_or(0)));
     }
     w.field("fallbacks", uint64_t(r.fallbacks)).field("shape_mismatches", uint64_t(r.shape_mismatches));
+    w.key("shape_mismatched_ops").begin_array();
+    for (const auto& [name, count] : r.mismatched_ops) w.begin_object().field("name", name).field("count", count).end_object();
+    w.end_array();
     w.field("runtime_errors", uint64_t(r.runtime_errors));
     w.field("rank", r.rank).field("world_size", r.world_size);
     w.field("collectives_total", r.collectives_total).field("collectives_replayed", uint64_t(r.collectives.size()));
@@ -273,6 +276,12 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                              ? fmt::format(", {} ops did not match the trace and kept its layouts",
                                            *r.recorded_layout_mismatched_ops)
                              : std::string()));
+    if (!r.mismatched_ops.empty()) {
+        line("  outputs unlike the recording (their consumers took pool tensors; shapes that depend on values "
+             "differ with the replay's values):");
+        for (size_t i = 0; i < r.mismatched_ops.size() && i < max_rows; ++i)
+            line(fmt::format("    {:5} {}", r.mismatched_ops[i].second, r.mismatched_ops[i].first));
+    }
     if (!r.skipped.empty()) {
         line("  skipped:");
         for (size_t i = 0; i < r.skipped.size() && i < max_rows; ++i)

@@ -408,6 +408,7 @@ void Replayer::verify_outputs(const Step& step) {
         if (!ok) {
             slot_ok_[o.slot] = 0;
             ++shape_mismatches_;
+            mismatched_nodes_.push_back(step.node);
         }
     }
 }

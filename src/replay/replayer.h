@@ -115,6 +115,8 @@ public:
     size_t fallbacks() const { return fallbacks_; }  // consumers rerouted to pool tensors
     size_t runtime_errors() const { return runtime_errors_; }
     size_t shape_mismatches() const { return shape_mismatches_; }
+    // The ops whose outputs came out unlike the recording, once per output.
+    const std::vector<NodeIndex>& mismatched_nodes() const { return mismatched_nodes_; }
 
 private:
     PhaseProgress* progress_ = nullptr;
@@ -186,6 +188,7 @@ private:
     size_t fallbacks_ = 0;
     size_t runtime_errors_ = 0;
     size_t shape_mismatches_ = 0;
+    std::vector<NodeIndex> mismatched_nodes_;
 };
 
 // The first line of a c10 error, without its C++ backtrace.

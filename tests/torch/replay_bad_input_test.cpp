@@ -116,6 +116,21 @@ TEST(ReplayBadInput, ConsumerOfAFailedProducerFallsBackToThePool) {
     EXPECT_EQ(r->fallbacks(), 1u);
 }
 
+TEST(ReplayBadInput, AnOutputUnlikeTheRecordingNamesItsOp) {
+    TestTrace b;
+    // Recorded as [2, 6] (a shape that depended on the original's values); mm gives [2, 5].
+    Value unlike = b.tensor({2, 6}, "float", 750);
+    b.op("aten::mm", kMm, {b.tensor({2, 3}, "float", 751), b.tensor({3, 5}, "float", 752)}, {unlike});
+    b.op("aten::relu", kRelu, {b.same(unlike)}, {b.tensor({2, 6}, "float", 753)});
+    Trace trace = b.finish();
+    auto r = replay(trace);
+    EXPECT_EQ(r->replayed_count(), 2u);
+    EXPECT_EQ(r->shape_mismatches(), 1u);
+    ASSERT_EQ(r->mismatched_nodes().size(), 1u);
+    EXPECT_EQ(trace.name(trace.nodes[r->mismatched_nodes()[0].value]), "aten::mm");
+    EXPECT_EQ(r->fallbacks(), 1u);  // relu read a pool tensor of the recorded shape
+}
+
 TEST(ReplayBadInput, LazyModeFreesAfterLastUseAndStillRuns) {
     TestTrace b;
     Value a = b.tensor({8, 8}, "float", 800);
