@@ -65,6 +65,12 @@ public:
         return v;
     }
     static Value none() { return Value{}; }
+    // What the observer writes for a custom class object: "<Object>".
+    static Value object() {
+        Value v;
+        v.kind = ValueKind::Object;
+        return v;
+    }
     Value ints(const std::vector<int64_t>& xs) {
         std::vector<Value> items;
         for (int64_t x : xs) items.push_back(integer(x));

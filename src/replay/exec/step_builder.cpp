@@ -3,6 +3,7 @@
 #include <ATen/core/jit_type.h>
 
 #include "replay/exec/autocast_region.h"
+#include "replay/exec/packed_params.h"
 #include "replay/exec/valid_values.h"
 
 namespace mimic::replay {
@@ -238,7 +239,9 @@ std::string StepBuilder::build(NodeIndex node, const c10::OperatorHandle& op, co
     if (args.size() > formals.size())
         return "trace has " + std::to_string(args.size()) + " inputs, schema takes " + std::to_string(formals.size());
     std::vector<std::pair<size_t, c10::IValue>> overrides;
-    std::string why = valid_values({trace_.name(trace_.nodes[node.value]), node, schema, args, trace_, pool_}, overrides);
+    const ValidValueContext context{trace_.name(trace_.nodes[node.value]), node, schema, args, trace_, pool_};
+    std::string why = valid_values(context, overrides);
+    if (why.empty()) why = packed_params(context, overrides);
     if (!why.empty()) return why;
 
     Step step(op);
