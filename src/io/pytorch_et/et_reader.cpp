@@ -5,6 +5,7 @@
 #include <array>
 
 #include "io/pytorch_et/et_node_parser.h"
+#include "io/pytorch_et/failed_records.h"
 #include "io/pytorch_et/process_groups.h"
 #include "support/byte_source.h"
 #include "support/error.h"
@@ -132,6 +133,7 @@ Trace read_pytorch_et(const std::string& path, const EtReadOptions& options) {
     // last), so a parent that is missing or loops back means a broken file: an
     // error naming the first such node, not a warning.
     // (Chakra files keep dangling deps as warnings: see chakra_reader.cpp.)
+    place_failed_records(trace);
     trace.finalize(Trace::ParentLinks::Fail, nodes.nested_nodes() >= nodes.flat_nodes() ? "ctrl_deps" : "parent");
     return trace;
 }
