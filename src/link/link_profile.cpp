@@ -1,6 +1,8 @@
 #include "link/link_profile.h"
 
 #include <algorithm>
+#include <cctype>
+#include <string_view>
 
 #include "link/device_attach.h"
 #include "link/iteration_repeats.h"
@@ -72,6 +74,34 @@ size_t drop_unnested_links(const Trace& trace, const ProfileTrace& profile, OpMa
     return dropped;
 }
 
+// "aten::add_", "quantized::linear": a dispatcher operator's name, not a
+// label (ProfilerStep#3, an autograd engine's "autograd::engine::...: X",
+// a record_function's), which legacy exports also file as CPU ops.
+bool names_an_operator(std::string_view name) {
+    const size_t sep = name.find("::");
+    if (sep == std::string_view::npos || sep == 0 || name.substr(0, sep) == "autograd") return false;
+    return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '.'; });
+}
+
+// Top-level ET ops whose profiled event lies inside an operator event that no
+// ET node took (Trace::unrecorded_callers): keyed by that event's index.
+void find_unrecorded_callers(Trace& trace, const ProfileTrace& profile, const OpMatch& match) {
+    trace.unrecorded_callers.clear();
+    for (uint32_t i = 0; i < trace.nodes.size(); ++i) {
+        const uint32_t e = match.event_of_node[i];
+        const NodeIndex p = trace.parent_of(NodeIndex(i));
+        if (e == kNoEvent || p == kNoNode) continue;
+        const NodeKind parent_kind = trace.nodes[p.value].kind;
+        if (parent_kind != NodeKind::Thread && parent_kind != NodeKind::Root) continue;
+        uint32_t outermost = kNoEvent;
+        for (uint32_t a = profile.host[e].parent; a != kNoEvent; a = profile.host[a].parent)
+            if (!match.event_used[a] && profile.host[a].category == HostCategory::CpuOp &&
+                names_an_operator(profile.strings.view(profile.host[a].name)))
+                outermost = a;
+        if (outermost != kNoEvent) trace.unrecorded_callers[trace.nodes[i].id.value] = uint64_t(outermost) + 1;
+    }
+}
+
 }  // namespace
 
 namespace {
@@ -112,6 +142,7 @@ LinkStats link_profile(Trace& trace, const ProfileTrace& profile, const LinkOpti
     if (options.in_order) match_in_order(trace, profile, names, match, stats);
     stats.nesting_conflicts = drop_unnested_links(trace, profile, match);
     fill_timing(trace, profile, match);
+    find_unrecorded_callers(trace, profile, match);
     const RepeatStats repeats = fill_repeat_medians(trace, profile, match.event_of_node);
     stats.profiled_iterations = repeats.iterations;
     stats.nodes_with_repeats = repeats.nodes_with_repeats;

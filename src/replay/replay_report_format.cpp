@@ -96,6 +96,7 @@ std::string report_json(const ReplayReport& r) {
     w.field("probe_cost_per_op_us", r.gaps.probe_cost_us);
     w.field("recorded_gaps_ms", r.gaps.recorded_total_us / 1000.0).field("corrected_gaps_ms", r.gaps.corrected_total_us / 1000.0);
     w.field("blocked_on_collectives_ms", r.gaps.blocked_total_us / 1000.0);
+    w.field("unrecorded_callers_ms", r.gaps.unrecorded_total_us / 1000.0);
     w.field("from_untraced", r.gaps.from_untraced);
     w.field("measured", r.gaps.measured);
     w.field("per_gap_cpu", !r.gaps.gap_cpu_us.empty());
@@ -200,19 +201,28 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
     if (r.gaps.instrumented)
         line(fmt::format("  recording's instrumentation, measured here: the replay {:.3f} ms per iteration under the {} "
                          "and {:.3f} ms without; at the original's speed (x{:.2f}, its profiled ops over the replay's) the "
-                         "profiled span {:.3f} ms less {:.3f} ms = {:.3f} ms untraced (estimated)",
+                         "profiled span {:.3f} ms less {:.3f} ms{} = {:.3f} ms untraced (estimated)",
                          r.gaps.replay_traced_ms, r.gaps.instrumentation, r.gaps.replay_untraced_ms, r.gaps.original_speed,
-                         r.gaps.traced_span_us / 1000.0, r.gaps.instrumentation_us / 1000.0, r.gaps.untraced_us / 1000.0));
+                         r.gaps.traced_span_us / 1000.0, r.gaps.instrumentation_us / 1000.0,
+                         r.gaps.unrecorded_total_us > 0
+                             ? fmt::format(" and the {:.3f} ms of gaps left out below", r.gaps.unrecorded_total_us / 1000.0)
+                             : std::string(),
+                         r.gaps.untraced_us / 1000.0));
     if (r.gaps.instrumented && r.gaps.python_stack_events > 0)
         line(fmt::format("  warning: the profile holds {} Python function events: the recording captured Python's stack at "
                          "each op (with_stack), a cost a replay without Python cannot measure, so the untraced time and "
                          "host gaps estimated here are high by it (a GPT-style step recorded with_stack replayed +37%)",
                          r.gaps.python_stack_events));
     if (r.gaps.instrumented)
-        line(fmt::format("  host time: the recorded gaps {:.3f} ms{} less the replay's traced gaps there = {:.3f} ms",
+        line(fmt::format("  host time: the recorded gaps {:.3f} ms{}{} less the replay's traced gaps there = {:.3f} ms",
                          r.gaps.recorded_total_us / 1000.0,
                          r.gaps.blocked_total_us > 0
                              ? fmt::format(" less {:.3f} ms waiting for collectives to complete", r.gaps.blocked_total_us / 1000.0)
+                             : std::string(),
+                         r.gaps.unrecorded_total_us > 0
+                             ? fmt::format(" less {:.3f} ms inside profiled ops the trace does not hold (their calls ran "
+                                           "from C++; the observer failed to write them)",
+                                           r.gaps.unrecorded_total_us / 1000.0)
                              : std::string(),
                          r.gaps.corrected_total_us / 1000.0));
     if (r.gaps.from_untraced)

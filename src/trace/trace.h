@@ -99,6 +99,13 @@ public:
     // the iteration, as the full trace's later readers (backward) kept them,
     // so the region allocates on the memory it had inside the full replay.
     std::vector<std::pair<uint64_t, uint64_t>> live_out_tensors;
+    // Top-level ops of the trace that the linked profile shows inside an op
+    // the trace does not hold (one the observer failed to write:
+    // io/pytorch_et/failed_records.h): node id -> a key of that op. They
+    // were called from C++, one after another inside it, so the time between
+    // two of them is not the host time a gap between top-level ops is, and
+    // the time after the last held the op's exit (and the observer's failure).
+    std::unordered_map<uint64_t, uint64_t> unrecorded_callers;
 
     // Columns
     StringInterner strings;

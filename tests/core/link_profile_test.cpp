@@ -227,6 +227,44 @@ TEST(LinkProfile, AnOpThatCallsItsOwnOverloadLinksTheOuterCall) {
     expect_links_agree_with_profile(trace, profile);
 }
 
+TEST(LinkProfile, OpsInsideAProfiledOpTheTraceLacksAreMarkedAsItsCalls) {
+    // tests/data/observer_failures_1.13: torch 1.13's observer failed on the ops
+    // of a TransformerEncoder's nested-tensor fast path and did not write three
+    // of them; the profile has them, with the calls the trace attached to their thread inside.
+    const std::string dir = std::string(MIMIC_SOURCE_DIR) + "/tests/data/observer_failures_1.13/";
+    EtReadOptions options;
+    options.progress = false;
+    Trace trace = read_pytorch_et(dir + "et.json.gz", options);
+    ASSERT_FALSE(trace.warnings.empty());
+    EXPECT_NE(trace.warnings[0].message.find("3 not written at all"), std::string::npos) << trace.warnings[0].message;
+    ProfileTrace profile = read_profile(dir + "profile.json.gz");
+    link_profile(trace, profile);
+    ASSERT_FALSE(trace.unrecorded_callers.empty());
+    // Each marked op is a top-level op of the trace whose profiled event lies in an
+    // unwritten op's event; the layer's forward holds most of them.
+    std::map<uint64_t, size_t> per_caller;
+    for (const auto& [id, caller] : trace.unrecorded_callers) {
+        const NodeIndex n = trace.find(NodeId(id));
+        ASSERT_NE(n, kNoNode);
+        EXPECT_TRUE(trace.timing[n.value].linked());
+        EXPECT_EQ(trace.nodes[trace.parent_of(n).value].kind, NodeKind::Thread) << id;
+        ++per_caller[caller];
+    }
+    std::string names;
+    for (const auto& [caller, count] : per_caller) names += std::string(profile.str(profile.host[caller - 1].name)) + " ";
+    EXPECT_NE(names.find("aten::_transformer_encoder_layer_fwd"), std::string::npos) << names;
+    EXPECT_EQ(names.find("ProfilerStep"), std::string::npos) << names;
+}
+
+TEST(LinkProfile, ATraceTheObserverWroteWholeHasNoUnrecordedCalls) {
+    const std::string dir = std::string(MIMIC_SOURCE_DIR) + "/tests/data/redispatch_1.13/";
+    EtReadOptions options;
+    options.progress = false;
+    Trace trace = read_pytorch_et(dir + "et.json.gz", options);
+    link_profile(trace, read_profile(dir + "profile.json.gz"));
+    EXPECT_TRUE(trace.unrecorded_callers.empty());
+}
+
 TEST(LinkProfile, AProfileThatMatchesNothingLinksNothing) {
     MIMIC_REQUIRE_TRACE("pytorch/linear_et.json.gz");
     Trace trace = read_et("pytorch/linear_et.json.gz");

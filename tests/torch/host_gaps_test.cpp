@@ -53,6 +53,23 @@ TEST(HostGaps, TimeWaitingForACollectiveToCompleteIsNotHostTime) {
     EXPECT_DOUBLE_EQ(m.corrected_total_us, 50.0);
 }
 
+// Four ops at 0, 150, 400 and 600 us; the profile shows the second and
+// third inside an op the trace does not hold (the observer failed to write
+// it): the gap between them ran in C++, and the gap after the third held
+// that op's exit; both are left out. The gap before the second is host time.
+TEST(HostGaps, GapsInsideAnOpTheTraceDoesNotHoldAreNotHostTime) {
+    ThreeOps t({0, 150, 400, 600});
+    for (size_t k : {1, 2}) t.trace.unrecorded_callers[t.trace.nodes[t.ops[k].value].id.value] = 7;
+    const HostGapModel m = host_gaps(t.trace, t.ops, 0.0);
+    ASSERT_EQ(m.gap_us.size(), 4u);
+    EXPECT_DOUBLE_EQ(m.gap_us[1], 50.0);
+    EXPECT_DOUBLE_EQ(m.gap_us[2], 0.0);
+    EXPECT_DOUBLE_EQ(m.gap_us[3], 0.0);
+    EXPECT_DOUBLE_EQ(m.unrecorded_total_us, 250.0);
+    EXPECT_DOUBLE_EQ(m.recorded_total_us, 300.0);
+    EXPECT_DOUBLE_EQ(m.corrected_total_us, 50.0);
+}
+
 TEST(HostGaps, FromTheUntracedRunTheGapsAddUpToItsTimeLessTheOps) {
     ThreeOps t;
     HostGapModel m = host_gaps(t.trace, t.ops, 0.0);

@@ -37,11 +37,22 @@ HostGapModel host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, do
     const std::vector<uint32_t> sizes = subtree_sizes(trace);
     const NodeTiming* prev = nullptr;
     uint32_t prev_end_pos = 0;  // position just past the previous op's subtree
+    uint64_t prev_caller = 0;   // the previous op's unrecorded caller, 0 for none
+    const auto caller_of = [&](NodeIndex op) {
+        auto it = trace.unrecorded_callers.find(trace.nodes[op.value].id.value);
+        return it == trace.unrecorded_callers.end() ? uint64_t(0) : it->second;
+    };
     for (size_t s = 0; s < ops.size(); ++s) {
         const NodeTiming& t = trace.timing[ops[s].value];
         if (!t.linked()) continue;
         const uint32_t p = pos[ops[s].value];
-        if (prev) {
+        const uint64_t caller = caller_of(ops[s]);
+        if (prev && prev_caller != 0) {
+            // Inside an unrecorded op, or just after its last call: not host time.
+            const double gap = std::max(0.0, t.start_us - (prev->start_us + prev->duration_us));
+            m.recorded_total_us += gap;
+            m.unrecorded_total_us += gap;
+        } else if (prev) {
             const double gap_start = prev->start_us + prev->duration_us;
             const double gap = std::max(0.0, t.start_us - gap_start);
             // The last collective that completed inside the gap ended the wait.
@@ -56,6 +67,7 @@ HostGapModel host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, do
         }
         prev = &t;
         prev_end_pos = p + sizes[ops[s].value];
+        prev_caller = caller;
     }
     return m;
 }
@@ -168,7 +180,7 @@ HostGapModel instrumented_host_gaps(const Trace& trace, const std::vector<NodeIn
     m.original_speed = ratios.size() >= kMinSpeedSamples ? median(ratios) : 1.0;
     const double speed = m.original_speed;
     m.instrumentation_us = measure.instrumentation_us * speed;
-    m.untraced_us = std::max(0.0, traced_span_us - m.instrumentation_us);
+    m.untraced_us = std::max(0.0, traced_span_us - m.instrumentation_us - m.unrecorded_total_us);
     // Each recorded gap less the replay's traced gap there: the callbacks of
     // the events between the two ops, which the replay opened too. Summed
     // before clamping, so that noise either way cancels; gaps the replay did

@@ -44,6 +44,11 @@ struct HostGapModel {
     // collective completed (collective_work_ends_us): left out of the gaps,
     // since the replay's own collectives make it wait again.
     double blocked_total_us = 0;
+    // Recorded gap time left out around ops whose caller the observer failed
+    // to write (Trace::unrecorded_callers): between two of its calls, C++
+    // time, and after the last, its exit with the observer's failure (an
+    // exception with a backtrace: 2-5 ms each in 1.13).
+    double unrecorded_total_us = 0;
     bool calibrated = false;     // meta.json gave traced and untraced times
     // Set by calibrate_to_untraced:
     bool from_untraced = false;
@@ -98,7 +103,8 @@ std::vector<double> collective_work_ends_us(const ProfileTrace& profile);
 // no gap. A gap in which a collective of `collective_ends_us` completed was,
 // up to that completion, the step waiting on it (DDP's reducer waits in the
 // autograd engine's final callback, between two recorded ops): only what
-// follows the completion is host time.
+// follows the completion is host time. Gaps inside and right after the calls
+// of an op the observer failed to write are left out (unrecorded_total_us).
 HostGapModel host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, double per_event_us,
                        const std::vector<double>& collective_ends_us = {});
 
