@@ -69,6 +69,16 @@ TEST(FailedRecords, CallsAtTheTopOfAThreadGoToTheThread) {
     EXPECT_EQ(t.nodes[t.parent_of(t.find(NodeId(11))).value].id.value, 2u);
 }
 
+TEST(FailedRecords, ACallOfAnUnwrittenOpCanHoldCallsOfAnotherUnwrittenOp) {
+    // Op 10 (never written) called 11, which called op 12 (never written), which called 13.
+    const std::string nodes = node(2, 1, "[pytorch|profiler|execution_graph|thread]") + "," + node(13, 12, "aten::inner") +
+                              "," + node(11, 10, "aten::middle") + "," + node(0, 0, "aten::failed") + "," +
+                              node(1, 1, "[pytorch|profiler|execution_graph|process]");
+    Trace t = load_trace(write_et("chained.json", nodes));
+    EXPECT_EQ(t.nodes[t.parent_of(t.find(NodeId(13))).value].id.value, 11u);
+    EXPECT_EQ(t.nodes[t.parent_of(t.find(NodeId(11))).value].id.value, 2u);
+}
+
 TEST(FailedRecords, AMissingParentWithoutAnIdZeroRecordIsStillAnError) {
     const std::string nodes = node(11, 10, "aten::zeros") + "," + node(1, 1, "[pytorch|profiler|execution_graph|process]");
     try {

@@ -45,9 +45,7 @@ void place_failed_records(Trace& trace) {
     for (auto& [id, m] : missing) {
         for (uint32_t j = m.last_child + 1; j < nodes.size() && m.parent.value == 0; ++j) {
             const Node& later = nodes[j];
-            if (!is_structural(later) && later.tid == m.tid && later.id.value != 0 && later.id.value < id &&
-                !missing.count(later.parent.value))
-                m.parent = later.id;
+            if (!is_structural(later) && later.tid == m.tid && later.id.value != 0 && later.id.value < id) m.parent = later.id;
         }
         if (m.parent.value != 0) continue;
         // No op encloses it: the thread's node that opened last before it, else the root.
