@@ -403,3 +403,46 @@ def vae():
         kl = -0.5 * torch.sum(1 + lv - m.pow(2) - lv.exp())
         return F.binary_cross_entropy_with_logits(reconstruction, x, reduction="sum") + kl
     return training_step(opt, loss_of)
+
+
+def quantized_lstm():
+    # Inference on a model quantized with quantize_dynamic: int8 LSTM layers and a linear head.
+    # Their weights are prepacked once, outside the step, into objects an ET records only as
+    # "<Object>" (LinearPackedParamsBase, CellParamsBase[]); the replay rebuilds them.
+    model = nn.ModuleDict({"lstm": nn.LSTM(64, 128, num_layers=2, batch_first=True), "head": nn.Linear(128, 5)})
+    quantized = torch.quantization.quantize_dynamic(model, {nn.LSTM, nn.Linear}, dtype=torch.qint8)
+    x = torch.randn(8, 20, 64)
+
+    def step():
+        with torch.no_grad():
+            h, _ = quantized["lstm"](x)
+            quantized["head"](h[:, -1])
+    return step
+
+
+def spectral_adam():
+    # Fourier layers with complex weights (rfft2, a complex einsum, irfft2) trained with Adam.
+    # The einsum's backward conjugates the weight lazily (a conjugate bit on the weight's
+    # storage) and Adam views the plain weight as real.
+    class Spectral(nn.Module):
+        def __init__(self, channels, modes):
+            super().__init__()
+            self.modes = modes
+            self.weight = nn.Parameter(torch.randn(channels, channels, modes, modes, dtype=torch.cfloat) / channels)
+
+        def forward(self, x):
+            m = self.modes
+            xf = torch.fft.rfft2(x)
+            out = torch.zeros(x.shape[0], x.shape[1], x.shape[2], x.shape[3] // 2 + 1, dtype=torch.cfloat)
+            out[:, :, :m, :m] = torch.einsum("bixy,ioxy->boxy", xf[:, :, :m, :m], self.weight)
+            return torch.fft.irfft2(out, s=x.shape[-2:])
+    lift, s1, s2, proj = nn.Conv2d(3, 16, 1), Spectral(16, 8), Spectral(16, 8), nn.Conv2d(16, 1, 1)
+    opt = torch.optim.Adam([p for m in (lift, s1, s2, proj) for p in m.parameters()], lr=1e-3)
+    x, y = torch.randn(8, 3, 32, 32), torch.randn(8, 1, 32, 32)
+
+    def loss_of():
+        h = lift(x)
+        h = F.gelu(s1(h) + h)
+        h = F.gelu(s2(h) + h)
+        return F.mse_loss(proj(h), y)
+    return training_step(opt, loss_of)

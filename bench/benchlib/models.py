@@ -14,8 +14,8 @@ BUILTIN = ["mlp", "transformer", "dlrm", "cnn"]
 # there, so that a bench can name them without importing torch.
 HELDOUT = ["resnet18", "mobilenet", "gpt", "lstm_lm", "gru_seq", "unet", "vit", "tcn", "dcgan", "gnn", "seq2seq", "mixer"]
 # heldout_models.py's steps that use a feature of PyTorch: sparse embedding gradients, autocast,
-# packed sequences, Python numbers in the loss.
-FEATURES = ["dlrm_sparse", "autocast_mlp", "bilstm_packed", "vae"]
+# packed sequences, Python numbers in the loss, dynamically quantized layers, complex weights.
+FEATURES = ["dlrm_sparse", "autocast_mlp", "bilstm_packed", "vae", "quantized_lstm", "spectral_adam"]
 
 
 def test_step(file, function):

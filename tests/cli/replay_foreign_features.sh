@@ -7,7 +7,11 @@
 #   table becomes a dense pass over all of it (the step ran 6x its original time);
 # - autocast_mlp: ops under torch.autocast (the backward's bfloat16 GEMMs refused float inputs);
 # - bilstm_packed: pack_padded_sequence (its kernel refused lengths that were not sorted);
-# - vae: a 0-d float loss times a Python number (the product came out double).
+# - vae: a 0-d float loss times a Python number (the product came out double);
+# - quantized_lstm: quantize_dynamic's prepacked weights, recorded only as objects (the
+#   LSTM and its head were skipped, their time spent as host work: +255%);
+# - spectral_adam: complex weights, read by Adam after the backward's lazy conj of them
+#   (view_as_real refused the conjugated view the replay had built).
 # $1 = mimic binary, $2 = shared traces dir. Exit 77 = skipped.
 set -u
 MIMIC=$1
@@ -19,7 +23,7 @@ trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 WARMUP_STEPS=1 UNTRACED_STEPS=2
 
-for model in dlrm_sparse autocast_mlp bilstm_packed vae; do
+for model in dlrm_sparse autocast_mlp bilstm_packed vae quantized_lstm spectral_adam; do
     /usr/bin/python3 "$ROOT/bench/foreign_record.py" "$model" "$TMP/$model" 1 > "$TMP/$model.rec.log" 2>&1 \
         || { cat "$TMP/$model.rec.log"; fail "record $model"; }
     extra=()
