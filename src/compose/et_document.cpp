@@ -1,5 +1,8 @@
 #include "compose/et_document.h"
 
+#include <algorithm>
+
+#include "io/pytorch_et/failed_records.h"
 #include "io/trace_loader.h"
 #include "support/error.h"
 #include "trace/value_types.h"
@@ -29,7 +32,34 @@ EtDocument EtDocument::from_json(JsonValue root, const std::string& path) {
     }
     doc.parent_key_ = any_ctrl_deps ? "ctrl_deps" : "parent";
     doc.root_ = std::move(root);
+    doc.mend_failed_records();
     return doc;
+}
+
+// The reader's mending of a trace whose ops the observer failed to record,
+// applied to the JSON: fresh ids for records of id 0, and the parents the
+// plan gives, so that a cut or a rewrite sees the tree the reader sees.
+void EtDocument::mend_failed_records() {
+    std::vector<JsonValue>& all = nodes();
+    std::vector<RecordView> views(all.size());
+    for (size_t i = 0; i < all.size(); ++i) {
+        const std::string_view n = name(all[i]);
+        const JsonValue* tid = field(all[i], "tid");
+        const int64_t p = parent(all[i]);
+        views[i] = {static_cast<uint64_t>(std::max<int64_t>(0, id(all[i]))), static_cast<uint64_t>(std::max<int64_t>(0, p)),
+                    tid && tid->is_integer() ? static_cast<uint64_t>(tid->as_int()) : 0,
+                    is_root_label(n) && n.find("|process]") != std::string_view::npos,
+                    is_root_label(n) && n.find("|thread]") != std::string_view::npos};
+    }
+    const FailedRecordRepair plan = plan_failed_record_repair(views);
+    if (plan.empty()) return;
+    std::vector<std::string> names;
+    for (const auto& [i, fresh] : plan.new_ids) {
+        names.emplace_back(name(all[i]));
+        all[i]["id"] = JsonValue::of_uint(fresh);
+    }
+    for (const auto& [i, p] : plan.new_parents) set_parent(all[i], static_cast<int64_t>(p));
+    warnings_.push_back(plan.warning(names));
 }
 
 EtDocument EtDocument::read(const std::string& path) {

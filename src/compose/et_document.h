@@ -36,6 +36,9 @@ public:
     void write(const std::string& path) const;
 
     const std::string& path() const { return path_; }
+    // What reading said and mended (ops the observer failed to record:
+    // io/pytorch_et/failed_records.h), for the command to print.
+    const std::vector<std::string>& warnings() const { return warnings_; }
     const std::string& schema() const { return schema_; }
     JsonValue& root() { return root_; }
     const JsonValue& root() const { return root_; }
@@ -68,6 +71,8 @@ private:
     std::string parent_key_;  // "parent" or "ctrl_deps"
     bool nested_io_ = false;  // inputs: {values, shapes, types}
     JsonValue root_;
+    std::vector<std::string> warnings_;
+    void mend_failed_records();
 };
 
 // An ET tensor value is [tensor_id, storage_id, offset, numel, itemsize,

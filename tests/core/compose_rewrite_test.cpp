@@ -292,6 +292,25 @@ TEST(ComposeCut, ATensorWithNoProducerAndNoShapeIsRefusedNamingItsNode) {
 }
 
 // cut, scale and obfuscate rewrite an ET's JSON: a Chakra file is named as one.
+// tests/data/observer_failures_1.13: torch 1.13's observer failed on a TransformerEncoder's
+// nested-tensor ops (records of id 0, calls naming parents it never wrote). The JSON document
+// mends it as the reader does, so a rewrite is a clean ET of the same tree, and a cut works.
+TEST(ComposeDocument, ATraceTheObserverBrokeIsMendedAsTheReaderMendsIt) {
+    const std::string path = std::string(MIMIC_SOURCE_DIR) + "/tests/data/observer_failures_1.13/et.json.gz";
+    EtDocument doc = EtDocument::read(path);
+    ASSERT_EQ(doc.warnings().size(), 1u);
+    EXPECT_NE(doc.warnings()[0].find("3 not written at all"), std::string::npos) << doc.warnings()[0];
+    const std::string out = scratch("mended.json");
+    doc.write(out);
+    const Trace read_mended = load_trace(path);
+    const Trace rewritten = load_trace(out);
+    EXPECT_TRUE(rewritten.warnings.empty()) << rewritten.warnings.front().message;
+    EXPECT_EQ(digest(rewritten), digest(read_mended));
+    EtDocument again = EtDocument::read(path);
+    const compose::CutStats s = compose::cut_trace(again, {compose::CutSelection::Mode::Ops, "^aten::addmm$"});
+    EXPECT_GT(s.regions, 0u);
+}
+
 TEST(ComposeDocument, AChakraFileIsRefusedAsOne) {
     MIMIC_REQUIRE_TRACE("chakra/feeder_sample.0.et");
     const std::string e = testing::error_message_of([] { compose::EtDocument::read(testing::trace_path("chakra/feeder_sample.0.et")); });

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
@@ -21,6 +22,11 @@ struct Command {
 };
 
 std::vector<Command>& commands();
+
+// What reading a file said (an ET mended, say), one line each on stderr.
+inline void print_read_warnings(const std::string& path, const std::vector<std::string>& warnings) {
+    for (const std::string& w : warnings) std::fprintf(stderr, "mimic: warning: %s: %s\n", path.c_str(), w.c_str());
+}
 
 // Number checks with plain messages ("must be above 0, not 0"), where
 // CLI11's own print the range up to the largest double.

@@ -88,6 +88,7 @@ int run(const CutArgs& args) {
     if (inputs.size() != 1)
         fail({args.trace, -1, -1, ""}, "holds " + std::to_string(inputs.size()) + " rank traces; cut one at a time");
     compose::EtDocument doc = compose::EtDocument::read(inputs.front().trace_path);
+    print_read_warnings(doc.path(), doc.warnings());
     compose::CutStats s = compose::cut_trace(doc, selection);
     const bool recording = !inputs.front().meta_path.empty() && !names_a_json_file(args.out);
     if (recording)

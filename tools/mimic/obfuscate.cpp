@@ -80,6 +80,7 @@ int run(const ObfuscateArgs& args) {
     std::vector<Written> written;
     for (size_t i = 0; i < inputs.size(); ++i) {
         compose::EtDocument doc = compose::EtDocument::read(inputs[i].trace_path);
+        print_read_warnings(doc.path(), doc.warnings());
         compose::ObfuscateStats stats = compose::obfuscate_trace(doc, map, {args.keep});
         std::string out = output_path(args, inputs[i], i, inputs.size());
         doc.write(out);

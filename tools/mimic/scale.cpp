@@ -38,6 +38,7 @@ int run(const ScaleArgs& args) {
         fail({args.trace, -1, -1, "--repeat-layers"}, "give --keep-layers or --repeat-layers, not both");
     const std::string& path = inputs.front().trace_path;
     compose::EtDocument doc = compose::EtDocument::read(path);
+    print_read_warnings(doc.path(), doc.warnings());
     compose::LayerStats layers;
     if (args.keep_layers > 0) layers = compose::keep_layers(doc, args.keep_layers);
     if (args.repeat_layers > 0) layers = compose::repeat_layers(doc, args.repeat_layers);

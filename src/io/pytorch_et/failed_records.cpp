@@ -1,79 +1,94 @@
 #include "io/pytorch_et/failed_records.h"
 
 #include <algorithm>
-#include <string>
 #include <unordered_map>
 #include <unordered_set>
-#include <vector>
 
 namespace mimic {
-namespace {
 
-bool is_structural(const Node& n) { return n.kind == NodeKind::Root || n.kind == NodeKind::Thread; }
-
-}  // namespace
-
-void place_failed_records(Trace& trace) {
-    auto& nodes = trace.nodes;
+FailedRecordRepair plan_failed_record_repair(const std::vector<RecordView>& nodes) {
+    FailedRecordRepair plan;
+    const auto structural = [](const RecordView& n) { return n.is_root || n.is_thread; };
     std::unordered_set<uint64_t> ids;
     std::vector<uint32_t> id_zero;
     uint64_t max_id = 0;
     for (uint32_t i = 0; i < nodes.size(); ++i) {
-        if (nodes[i].id.value == 0 && !is_structural(nodes[i])) id_zero.push_back(i);
-        else ids.insert(nodes[i].id.value);
-        max_id = std::max(max_id, nodes[i].id.value);
+        if (nodes[i].id == 0 && !structural(nodes[i])) id_zero.push_back(i);
+        else ids.insert(nodes[i].id);
+        max_id = std::max(max_id, nodes[i].id);
     }
-    if (id_zero.empty()) return;
+    plan.id_zero = id_zero.size();
+    if (id_zero.empty()) return plan;
 
     // Per missing parent: its thread and where its last child was written.
     struct Missing {
         uint64_t tid = 0;
         uint32_t last_child = 0;
-        NodeId parent;  // where its children go
+        uint64_t parent = 0;  // where its children go
     };
     std::unordered_map<uint64_t, Missing> missing;
-    size_t orphans = 0;
     for (uint32_t i = 0; i < nodes.size(); ++i) {
-        const Node& n = nodes[i];
-        const uint64_t p = n.parent.value;
-        if (is_structural(n) || n.id.value == 0 || p == 0 || p == n.id.value || ids.count(p)) continue;
-        ++orphans;
-        Missing& m = missing[p];
+        const RecordView& n = nodes[i];
+        if (structural(n) || n.id == 0 || n.parent == 0 || n.parent == n.id || ids.count(n.parent)) continue;
+        ++plan.orphans;
+        Missing& m = missing[n.parent];
         m.tid = n.tid;
         m.last_child = i;
     }
+    plan.missing = missing.size();
     for (auto& [id, m] : missing) {
-        for (uint32_t j = m.last_child + 1; j < nodes.size() && m.parent.value == 0; ++j) {
-            const Node& later = nodes[j];
-            if (!is_structural(later) && later.tid == m.tid && later.id.value != 0 && later.id.value < id) m.parent = later.id;
+        for (uint32_t j = m.last_child + 1; j < nodes.size() && m.parent == 0; ++j) {
+            const RecordView& later = nodes[j];
+            if (!structural(later) && later.tid == m.tid && later.id != 0 && later.id < id) m.parent = later.id;
         }
-        if (m.parent.value != 0) continue;
+        if (m.parent != 0) continue;
         // No op encloses it: the thread's node that opened last before it, else the root.
-        uint64_t best = 0;
-        for (const Node& n : nodes) {
-            if (n.kind == NodeKind::Thread && n.tid == m.tid && n.id.value < id) best = std::max(best, n.id.value);
-            if (n.kind == NodeKind::Root && best == 0) m.parent = n.id;
+        uint64_t thread = 0, root = 0;
+        for (const RecordView& n : nodes) {
+            if (n.is_thread && n.tid == m.tid && n.id < id) thread = std::max(thread, n.id);
+            if (n.is_root && root == 0) root = n.id;
         }
-        if (best != 0) m.parent = NodeId(best);
+        m.parent = thread != 0 ? thread : root;
     }
-    for (Node& n : nodes) {
-        auto it = missing.find(n.parent.value);
-        if (it == missing.end() || is_structural(n) || n.id.value == 0 || it->second.parent.value == 0) continue;
-        n.parent = it->second.parent;
+    for (uint32_t i = 0; i < nodes.size(); ++i) {
+        const RecordView& n = nodes[i];
+        auto it = missing.find(n.parent);
+        if (it == missing.end() || structural(n) || n.id == 0 || it->second.parent == 0) continue;
+        plan.new_parents.emplace_back(i, it->second.parent);
     }
+    for (uint32_t i : id_zero) {
+        plan.new_ids.emplace_back(i, ++max_id);
+        plan.new_parents.emplace_back(i, 0);
+    }
+    return plan;
+}
+
+std::string FailedRecordRepair::warning(const std::vector<std::string>& id_zero_names) const {
     std::string names;
-    for (size_t k = 0; k < id_zero.size(); ++k) {
-        Node& n = nodes[id_zero[k]];
-        if (k < 3) names += (names.empty() ? "" : ", ") + std::string(trace.name(n));
-        n.id = NodeId(++max_id);
-        n.parent = NodeId(0);
+    for (size_t k = 0; k < id_zero_names.size() && k < 3; ++k) names += (k ? ", " : "") + id_zero_names[k];
+    return "PyTorch's observer failed to record some ops (as 1.13 does for ops on nested tensors): " +
+           std::to_string(id_zero) + " written with id 0 and no parent come after the rest (" + names +
+           (id_zero > 3 ? ", ..." : "") + ")" +
+           (missing == 0 ? std::string()
+                         : "; " + std::to_string(missing) + " not written at all, whose " + std::to_string(orphans) +
+                               " calls are attached to the op that called them");
+}
+
+void place_failed_records(Trace& trace) {
+    std::vector<RecordView> views(trace.nodes.size());
+    for (uint32_t i = 0; i < trace.nodes.size(); ++i) {
+        const Node& n = trace.nodes[i];
+        views[i] = {n.id.value, n.parent.value, n.tid, n.kind == NodeKind::Root, n.kind == NodeKind::Thread};
     }
-    trace.warn("PyTorch's observer failed to record some ops (as 1.13 does for ops on nested tensors): " +
-               std::to_string(id_zero.size()) + " written with id 0 and no parent come after the rest (" + names +
-               (id_zero.size() > 3 ? ", ..." : "") + ")" +
-               (missing.empty() ? std::string()
-                                : "; " + std::to_string(missing.size()) + " not written at all, whose " + std::to_string(orphans) +
-                                      " calls are attached to the op that called them"));
+    const FailedRecordRepair plan = plan_failed_record_repair(views);
+    if (plan.empty()) return;
+    std::vector<std::string> names;
+    for (const auto& [i, id] : plan.new_ids) {
+        names.emplace_back(trace.name(trace.nodes[i]));
+        trace.nodes[i].id = NodeId(id);
+    }
+    for (const auto& [i, parent] : plan.new_parents) trace.nodes[i].parent = NodeId(parent);
+    trace.warn(plan.warning(names));
 }
 
 }  // namespace mimic

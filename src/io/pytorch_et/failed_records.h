@@ -14,13 +14,43 @@
 //    with the reason it cannot run).
 // One warning says how many of each. Only a trace that shows the signs of
 // such failures (a record of id 0 among them) is mended, so a missing parent
-// in any other trace is still the error it was.
+// in any other trace is still the error it was. The reader mends the Trace;
+// the commands that rewrite the ET's JSON (cut, scale, obfuscate) mend it the
+// same way, from the same plan.
 #pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "trace/trace.h"
 
 namespace mimic {
 
+// What the plan needs of each node, in file order.
+struct RecordView {
+    uint64_t id = 0;
+    uint64_t parent = 0;  // 0 when none
+    uint64_t tid = 0;
+    bool is_root = false;
+    bool is_thread = false;
+};
+
+struct FailedRecordRepair {
+    std::vector<std::pair<uint32_t, uint64_t>> new_ids;      // node index -> fresh id (the id-0 records)
+    std::vector<std::pair<uint32_t, uint64_t>> new_parents;  // node index -> parent id (0: none)
+    size_t id_zero = 0;   // records of id 0
+    size_t missing = 0;   // ops never written, named as parents
+    size_t orphans = 0;   // calls that named them
+    bool empty() const { return id_zero == 0; }
+    // The one warning, naming up to three of the id-0 records.
+    std::string warning(const std::vector<std::string>& id_zero_names) const;
+};
+
+FailedRecordRepair plan_failed_record_repair(const std::vector<RecordView>& nodes);
+
+// Plans and applies the repair to a Trace read from an ET, with its warning.
 void place_failed_records(Trace& trace);
 
 }  // namespace mimic
