@@ -11,6 +11,7 @@
 #include "support/byte_source.h"
 #include "support/error.h"
 #include "support/json_writer.h"
+#include "support/text.h"
 
 namespace mimic::compose {
 
@@ -177,10 +178,6 @@ void append(std::string& out, const JsonValue& v, bool one_per_line, int depth) 
             return;
         }
     }
-}
-
-bool ends_with(const std::string& s, std::string_view suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace

@@ -9,15 +9,13 @@
 #include <optional>
 #include <string_view>
 
+#include "support/text.h"
+
 namespace mimic::replay {
 namespace {
 
 constexpr std::string_view kLinearPacked = "LinearPackedParamsBase";
 constexpr std::string_view kCellParams = "CellParamsBase";
-
-bool ends_with(std::string_view s, std::string_view tail) {
-    return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
-}
 
 // The recorded shape of a tensor value (a list's first tensor), if it has one.
 std::optional<std::vector<int64_t>> shape_of(const Trace& trace, const Value* v) {

@@ -47,23 +47,24 @@ HostGapModel host_gaps(const Trace& trace, const std::vector<NodeIndex>& ops, do
         if (!t.linked()) continue;
         const uint32_t p = pos[ops[s].value];
         const uint64_t caller = caller_of(ops[s]);
-        if (prev && prev_caller != 0) {
-            // Inside an unrecorded op, or just after its last call: not host time.
-            const double gap = std::max(0.0, t.start_us - (prev->start_us + prev->duration_us));
-            m.recorded_total_us += gap;
-            m.unrecorded_total_us += gap;
-        } else if (prev) {
+        if (prev) {
             const double gap_start = prev->start_us + prev->duration_us;
             const double gap = std::max(0.0, t.start_us - gap_start);
-            // The last collective that completed inside the gap ended the wait.
-            double blocked = 0;
-            auto done = std::upper_bound(collective_ends_us.begin(), collective_ends_us.end(), t.start_us);
-            if (done != collective_ends_us.begin() && *(done - 1) > gap_start) blocked = std::min(gap, *(done - 1) - gap_start);
-            const double events = double(p >= prev_end_pos ? p - prev_end_pos : 0) + 1.0;
-            m.gap_us[s] = std::max(0.0, gap - blocked - per_event_us * events);
             m.recorded_total_us += gap;
-            m.blocked_total_us += blocked;
-            m.corrected_total_us += m.gap_us[s];
+            if (prev_caller != 0) {
+                // Inside an unrecorded op, or just after its last call: not host time.
+                m.unrecorded_total_us += gap;
+            } else {
+                // The last collective that completed inside the gap ended the wait.
+                double blocked = 0;
+                auto done = std::upper_bound(collective_ends_us.begin(), collective_ends_us.end(), t.start_us);
+                if (done != collective_ends_us.begin() && *(done - 1) > gap_start)
+                    blocked = std::min(gap, *(done - 1) - gap_start);
+                const double events = double(p >= prev_end_pos ? p - prev_end_pos : 0) + 1.0;
+                m.gap_us[s] = std::max(0.0, gap - blocked - per_event_us * events);
+                m.blocked_total_us += blocked;
+                m.corrected_total_us += m.gap_us[s];
+            }
         }
         prev = &t;
         prev_end_pos = p + sizes[ops[s].value];
