@@ -11,6 +11,11 @@ python="${MIMIC_PYTHON:-/usr/bin/python3}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export MIMIC_NO_PROGRESS=1
+# One BLAS thread, as the recording and calibration are at one intra-op thread: torch's
+# set_num_threads leaves OpenBLAS's own pool at the core count, and two OpenBLAS threads
+# beside another test on a 2-core machine timed the MLP's GEMMs 10-15x slow (two CI runs
+# predicted 35 ms for a 3 ms step while cli.compose_scale replayed beside them).
+export OPENBLAS_NUM_THREADS=1
 fail() { echo "FAIL: $*"; exit 1; }
 
 if "$python" -c "import torch" 2> /dev/null && [ -x "$(dirname "$mimic")/mimic-torch" ]; then
