@@ -161,12 +161,42 @@ def chakra_seeds(traces, out):
     write(f"{out}/chakra/feeder_first_nodes.0.et.gz", gz(framed([msgs[0]] + small[:2])))
 
 
+def chakra_json_seeds(out):
+    """Chakra as JSON, which load_trace (the ET target's entry) also reads:
+    the jsonizer's metadata and first nodes, and the JSON feeder format's."""
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "chakra_json")
+    with gzip.open(f"{data}/jsonizer_feeder_sample.0.json.gz", "rt") as f:
+        text = f.read()
+    objects, depth, start, in_string, escaped = [], 0, 0, False, False
+    for i, c in enumerate(text):
+        if in_string:
+            escaped, in_string = (False, in_string) if escaped else (c == "\\", c != '"')
+            continue
+        if c == '"':
+            in_string = True
+        elif c in "{[":
+            start = i if depth == 0 else start
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+            if depth == 0:
+                objects.append(text[start:i + 1])
+                if len(objects) == 4:
+                    break
+    write(f"{out}/et/chakra_jsonizer_first_nodes.json", "".join(objects).encode())
+    feeder = read_json(f"{data}/feeder_format.0.json.gz")
+    comm = [n for n in feeder["workload_graph"] if n["NodeType"] == 7][:2]
+    doc = {"workload_graph": feeder["workload_graph"][:3] + comm}
+    write(f"{out}/et/chakra_feeder_format.json", json.dumps(doc, indent=4).encode())
+
+
 def main():
     traces = sys.argv[1] if len(sys.argv) > 1 else "../shared/traces"
     out = sys.argv[2] if len(sys.argv) > 2 else "fuzz/corpus"
     et_seeds(traces, out)
     kineto_seeds(traces, out)
     chakra_seeds(traces, out)
+    chakra_json_seeds(out)
 
 
 if __name__ == "__main__":

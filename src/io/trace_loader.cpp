@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "io/chakra/chakra_json.h"
+#include "io/chakra/chakra_json_forms.h"
 #include "io/chakra/chakra_reader.h"
 #include "io/chakra/chakra_wire.h"
 #include "io/kineto/kineto_reader.h"
@@ -26,6 +28,9 @@ FileKind detect_file_kind(const std::string& path) {
     while (i < head.size() && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) ++i;
     if (i < head.size() && (head[i] == '{' || head[i] == '[')) {
         std::string_view text(head.data() + i, head.size() - i);
+        // Chakra written as JSON (mimic's dump, Chakra's jsonizer or its JSON
+        // feeder format): read as the Chakra trace it encodes.
+        if (chakra_json_form(text) != ChakraJsonForm::NotChakra) return FileKind::Chakra;
         if (text.find("\"schema\"") != std::string_view::npos || text.find("\"nodes\"") != std::string_view::npos)
             return FileKind::PyTorchEt;
         // Kineto writes its header first; a long one (a distributedInfo listing
@@ -111,7 +116,7 @@ Trace load_trace(const std::string& path) {
             return t;
         }
         case FileKind::Chakra: {
-            Trace t = read_chakra(path);
+            Trace t = read_chakra_any(path);
             take_rank_from_path(t, path);
             return t;
         }

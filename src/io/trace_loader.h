@@ -10,6 +10,7 @@
 
 namespace mimic {
 
+// Chakra: a Chakra trace, as protobuf (.et) or in one of its JSON forms.
 enum class FileKind { PyTorchEt, KinetoJson, Chakra, Unknown };
 
 // Looks at the first bytes (after gzip) to tell the kind.

@@ -214,6 +214,9 @@ void RankWorkload::issue_comm(uint32_t i) {
             return;
         }
         default:
+            if (node.comm_type == ChakraCollective::None)
+                fail({where.file, where.node_id, -1, "comm_type"},
+                     "a collective node without a comm_type attribute: which collective it is is not in the trace");
             fail({where.file, where.node_id, -1, "comm_type"},
                  "collective type " + std::to_string(static_cast<int>(node.comm_type)) +
                      " is not simulated (all-reduce, all-gather, reduce-scatter, all-to-all and broadcast are)");

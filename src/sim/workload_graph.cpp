@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
-#include <unordered_map>
 
+#include "io/chakra/chakra_json.h"
 #include "io/chakra/chakra_reader.h"
 #include "support/error.h"
 #include "trace/trace.h"
@@ -223,19 +223,27 @@ RankGraph build_rank_graph(const Trace& trace, int rank) {
 RankGraph read_rank_graph(const std::string& path, int rank) {
     ChakraReadOptions options;
     options.progress = false;
-    const Trace trace = read_chakra(path, options);
+    const Trace trace = read_chakra_any(path, options);
     // The reader's own warnings are about dependencies on absent nodes, which
     // build_rank_graph reports node by node.
     return build_rank_graph(trace, rank);
 }
 
+std::string workload_prefix_extension(const std::string& prefix) {
+    for (const char* ext : {".et", ".json"})
+        if (std::filesystem::exists(prefix + ".0" + ext)) return ext;
+    return "";
+}
+
 std::vector<SharedGraph> read_workload_prefix(const std::string& prefix, int ranks) {
+    std::string ext = workload_prefix_extension(prefix);
+    if (ext.empty()) ext = ".et";  // the missing rank 0 is named below
     std::vector<SharedGraph> graphs;
     graphs.reserve(static_cast<size_t>(ranks));
     // Files already read, by content: the same bytes make the same graph.
     std::unordered_map<std::string, SharedGraph> by_content;
     for (int r = 0; r < ranks; ++r) {
-        const std::string path = prefix + "." + std::to_string(r) + ".et";
+        const std::string path = prefix + "." + std::to_string(r) + ext;
         if (!std::filesystem::exists(path)) {
             const std::string present = r > 0 ? " (ranks 0-" + std::to_string(r - 1) + " are there)" : "";
             fail({path, -1, -1, ""}, "rank " + std::to_string(r) + "'s workload file is missing" + present + "; the network has " +

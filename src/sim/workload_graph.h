@@ -82,15 +82,22 @@ private:
 // attribute of the wrong kind throws mimic::Error naming file, node and field.
 RankGraph build_rank_graph(const Trace& trace, int rank);
 
-// Reads one rank's Chakra file (plain or gzip).
+// Reads one rank's Chakra file (plain or gzip; protobuf or one of Chakra's
+// JSON forms).
 RankGraph read_rank_graph(const std::string& path, int rank);
 
 // Graphs of a workload, one per rank; ranks whose files are byte for byte
 // the same share one graph (a data-parallel job's thousands of ranks).
 using SharedGraph = std::shared_ptr<const RankGraph>;
 
-// Reads PREFIX.<r>.et for r in 0..ranks-1, as ASTRA-sim does; a missing file
-// throws mimic::Error naming it and the ranks that are there.
+// The extension of a workload prefix's rank files: ".et" when PREFIX.0.et
+// exists, else ".json" when PREFIX.0.json does (the extension Chakra's
+// wrapper feeder took for its JSON format), else "".
+std::string workload_prefix_extension(const std::string& prefix);
+
+// Reads PREFIX.<r>.et (or .json, as rank 0's) for r in 0..ranks-1, as
+// ASTRA-sim does; a missing file throws mimic::Error naming it and the
+// ranks that are there.
 std::vector<SharedGraph> read_workload_prefix(const std::string& prefix, int ranks);
 
 }  // namespace mimic::sim

@@ -24,6 +24,25 @@ done
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['metadata']['version']=='0.0.4'; assert d['nodes'][0]['type']=='COMM_COLL_NODE'" \
     "$work/stdout.json" || fail "dump JSON shape"
 
+# 1b. Chakra's own JSON forms (tests/data/chakra_json): a jsonizer prefix simulates as the .et
+# prefix it came from, and analyze reads Chakra's JSON feeder format.
+data="$(cd "$(dirname "$0")/../data/chakra_json" && pwd)"
+astra="$traces/../astra/configs"
+if [ -d "$astra" ]; then
+    for c in all_reduce all_to_all; do
+        "$mimic" simulate "$data/microbench/$c" --network "$astra/network/Ring_4npus.yml" \
+            --system "$astra/system/ring_fifo_s1_c1.json" --json "$work/sim_json.json" > /dev/null \
+            || fail "simulate the jsonizer prefix $c"
+        "$mimic" simulate "$traces/chakra/microbench/$c/$c" --network "$astra/network/Ring_4npus.yml" \
+            --system "$astra/system/ring_fifo_s1_c1.json" --json "$work/sim_et.json" > /dev/null \
+            || fail "simulate the .et prefix $c"
+        python3 -c "import json,sys; a,b=(json.load(open(p))['ranks'] for p in sys.argv[1:]); assert a==b and len(a)==4, (a,b)" \
+            "$work/sim_json.json" "$work/sim_et.json" || fail "simulate $c: the JSON prefix differs from the .et"
+    done
+fi
+"$mimic" analyze "$data/feeder_format.0.json.gz" --json "$work/feeder.json" > /dev/null || fail "analyze the feeder format"
+grep -q '"nodes": *3664' "$work/feeder.json" || fail "feeder format: not 3,664 nodes"
+
 # 2. convert each ET; the result dumps as JSON with its nodes, deps to existing nodes.
 for et in linear_et.json.gz resnet_et.json.gz resnet_1gpu_et_1.0.3.json.gz resnet_1gpu_et_1.1.1.json.gz \
           chakra_sample_1.0.2.json.gz pt2/pt2_et.json; do
@@ -70,6 +89,8 @@ printf '\x07\x0a\x050.0.4\xff\xff\xff\xff\xff\xff' > "$work/varint.0.et"
 expect_error "bad varint" dump "$work/varint.0.et"
 echo '{"metadata": {"version": "0.0.4"}, "nodes": [{"idd": 1}]}' > "$work/bad.json"
 expect_error "nodes\[0\]" encode "$work/bad.json" --out "$work/bad.et"
+echo '{"workload_graph": [{"Id": 1, "NodeType": 4}, {"Name": "x", "NodeType": 4}]}' > "$work/feeder.3.json"
+expect_error "workload_graph\[1\].Id" analyze "$work/feeder.3.json"
 "$mimic" convert "$traces/chakra/feeder_sample.0.et" --to json --out "$work/x" > /dev/null 2>&1 \
     && fail "an unknown --to format was accepted"
 echo "ok"

@@ -57,13 +57,15 @@ std::pair<int, double> key_factor(const std::string& text, const char* option) {
     }
 }
 
-// The workload: an ASTRA-sim prefix (PREFIX.<r>.et), else traces mimic reads.
+// The workload: an ASTRA-sim prefix (PREFIX.<r>.et, or .json in Chakra's
+// JSON forms), else traces mimic reads.
 std::vector<sim::SharedGraph> read_inputs(const SimulateArgs& args, sim::SimulationInput& input, std::vector<std::string>& notes) {
     const int npus = input.network.total_npus();
-    if (args.inputs.size() == 1 && std::filesystem::exists(args.inputs[0] + ".0.et")) {
-        if (args.ranks > 0 && !std::filesystem::exists(args.inputs[0] + ".1.et"))
-            return sim::replicate_ranks(sim::read_rank_graph(args.inputs[0] + ".0.et", 0), args.ranks, notes);
-        for (int r = 0; r < npus; ++r) input.files.push_back(args.inputs[0] + "." + std::to_string(r) + ".et");
+    const std::string ext = args.inputs.size() == 1 ? sim::workload_prefix_extension(args.inputs[0]) : "";
+    if (!ext.empty()) {
+        if (args.ranks > 0 && !std::filesystem::exists(args.inputs[0] + ".1" + ext))
+            return sim::replicate_ranks(sim::read_rank_graph(args.inputs[0] + ".0" + ext, 0), args.ranks, notes);
+        for (int r = 0; r < npus; ++r) input.files.push_back(args.inputs[0] + "." + std::to_string(r) + ext);
         return sim::read_workload_prefix(args.inputs[0], npus);
     }
     sim::TraceWorkload traces = sim::read_trace_workload(args.inputs, args.profile);
@@ -140,7 +142,7 @@ const Registrar registrar{{
         auto args = std::make_shared<SimulateArgs>();
         app.footer("Example: mimic simulate workloads/allreduce --network net.yml --system sys.json --json out.json");
         app.add_option("input,--workload-configuration", args->inputs,
-                       "ASTRA-sim workload prefix (PREFIX.<rank>.et), or traces: ETs, Chakra files, a recording, a directory of ranks")
+                       "ASTRA-sim workload prefix (PREFIX.<rank>.et, or .json in Chakra's JSON forms), or traces: ETs, Chakra files, a recording, a directory of ranks")
             ->required();
         app.add_option("--profile", args->profile, "profiler (Kineto) trace of the one trace given: compute durations come from it");
         app.add_option("--ranks", args->ranks, "run one rank's data-parallel trace on N ranks");

@@ -5,11 +5,16 @@
 
 #include <cstring>
 
+#include <filesystem>
+
 #include "et_def.pb.h"
+#include "io/chakra/chakra_json_forms.h"
 #include "io/chakra/chakra_stream.h"
 #include "support/byte_source.h"
 #include "support/error.h"
 #include "support/json_stream.h"
+#include "support/temp_dir.h"
+#include "support/text.h"
 
 namespace mimic {
 
@@ -65,13 +70,12 @@ ChakraJsonStats dump_chakra_json(const std::string& et_path, std::ostream& out) 
     return stats;
 }
 
-ChakraJsonStats encode_chakra_json(const std::string& json_path, const std::string& et_path) {
-    // Protobuf logs its parse complaints to stderr; ours arrive as one mimic::Error instead.
-    google::protobuf::LogSilencer quiet;
-    ChakraJsonStats stats;
+namespace {
+
+// mimic's own dump: {"metadata": {...}, "nodes": [...]}, in either order.
+void encode_dump(const std::string& json_path, ChakraFrameWriter& out, ChakraJsonStats& stats) {
     ByteSource source(json_path);
     JsonStreamer streamer(source);
-    ChakraFrameWriter out(et_path);
     google::protobuf::util::JsonParseOptions options;  // strict: unknown fields are errors
     ChakraProtoMsg::GlobalMetadata meta;
     ChakraProtoMsg::Node node;
@@ -128,9 +132,62 @@ ChakraJsonStats encode_chakra_json(const std::string& json_path, const std::stri
     streamer.run(callbacks);
     if (!have_metadata)
         fail({json_path, -1, -1, "metadata"}, "no \"metadata\" object: a Chakra trace starts with its GlobalMetadata");
+}
+
+ChakraJsonForm form_of(const std::string& path) { return chakra_json_form(read_file_head(path, 1 << 16)); }
+
+}  // namespace
+
+bool is_chakra_json(const std::string& path) { return form_of(path) != ChakraJsonForm::NotChakra; }
+
+ChakraJsonStats encode_chakra_json(const std::string& json_path, const std::string& et_path) {
+    // Protobuf logs its parse complaints to stderr; ours arrive as one mimic::Error instead.
+    google::protobuf::LogSilencer quiet;
+    ChakraJsonStats stats;
+    // Anything not recognised as Chakra's own forms goes to the dump's reader,
+    // which names what is missing (a hand-edited dump may list its nodes first).
+    const ChakraJsonForm form = form_of(json_path);
+    ChakraFrameWriter out(et_path);
+    if (form != ChakraJsonForm::Feeder && form != ChakraJsonForm::Jsonizer) {
+        encode_dump(json_path, out, stats);
+    } else {
+        const ChakraJsonEncodeNotes notes = form == ChakraJsonForm::Feeder ? encode_chakra_feeder_json(json_path, out)
+                                                                           : encode_chakra_jsonizer_json(json_path, out);
+        stats.nodes = notes.nodes;
+        for (const std::string& f : notes.ignored_fields)
+            stats.warnings.push_back("field " + f + " has no place in a Chakra node and was dropped");
+    }
     out.close();
     stats.bytes = out.bytes_written();
     return stats;
+}
+
+Trace read_chakra_json(const std::string& json_path, const ChakraReadOptions& options) {
+    // The same messages in a .et file, read by the one Chakra reader. Named
+    // like the JSON with ".et" for ".json", so a rank in the name carries over.
+    TempDir dir("mimic-chakra-json");
+    std::string name = std::filesystem::path(json_path).filename().string();
+    if (ends_with(name, ".gz")) name.resize(name.size() - 3);
+    if (ends_with(name, ".json")) name.resize(name.size() - 5);
+    const std::string et_path = dir.path() + "/" + name + ".et";
+    const ChakraJsonStats stats = encode_chakra_json(json_path, et_path);
+    Trace trace;
+    try {
+        trace = read_chakra(et_path, options);
+    } catch (const Error& e) {
+        // Name the user's file, not the temporary one (byte offsets are then the encoded trace's).
+        std::string message = e.what();
+        for (size_t at = message.find(et_path); at != std::string::npos; at = message.find(et_path, at))
+            message.replace(at, et_path.size(), json_path + " (as Chakra protobuf)");
+        throw Error(message);
+    }
+    trace.source_path = json_path;
+    for (const std::string& w : stats.warnings) trace.warn(json_path + ": " + w);
+    return trace;
+}
+
+Trace read_chakra_any(const std::string& path, const ChakraReadOptions& options) {
+    return is_chakra_json(path) ? read_chakra_json(path, options) : read_chakra(path, options);
 }
 
 }  // namespace mimic

@@ -153,7 +153,10 @@ bool read_metadata(Trace& trace, const ChakraMetadataView& meta) {
             if (name == "pid") trace.pid = a.value.payload.i;
             else if (name == "start_ts") trace.start_ts = a.value.payload.i;
             else if (name == "finish_ts") trace.finish_ts = a.value.payload.i;
-            else if (name == "rank") trace.rank = a.value.payload.i;
+            else if (name == "rank") {
+                trace.rank = a.value.payload.i;
+                trace.rank_source = "trace";
+            }
             else if (name == "world_size") trace.world_size = a.value.payload.i;
         } else if (a.value.kind == ValueKind::String && name == "time") {
             trace.time = std::string(trace.str(a.value.payload.str));
@@ -196,6 +199,7 @@ Trace read_chakra(const std::string& path, const ChakraReadOptions& options) {
     trace.source_path = path;
     trace.format = TraceFormat::Chakra;
     trace.rank = rank_from_file_name(path);
+    if (trace.rank >= 0) trace.rank_source = "file name";
 
     ChakraFrameReader frames(path);
     reserve_for(trace, frames);
