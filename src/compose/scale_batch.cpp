@@ -64,6 +64,16 @@ bool matches(const Shape& list, const Shape& shape) {
     return true;
 }
 
+// An op that writes into a tensor it was given: in place (`add_`) or out=
+// (`div.out`, whose schema marks the output `Tensor(a!)`). An op returning
+// its input unchanged (`resolve_conj`, `contiguous`) writes nothing.
+bool mutates_its_outputs(const JsonValue& node) {
+    const std::string_view name = EtDocument::name(node);
+    if (name.size() > 2 && name.back() == '_' && name[name.size() - 2] != '_') return true;
+    const JsonValue* schema = EtDocument::field(node, "op_schema");
+    return schema && schema->is_string() && schema->as_string().find("!)") != std::string_view::npos;
+}
+
 class BatchScaler {
 public:
     BatchScaler(EtDocument& doc, const ScaleOptions& options) : doc_(doc), options_(options) {
@@ -138,7 +148,39 @@ private:
                     parameter_shapes_.insert(*s);
                 });
         }
+        collect_layer_arguments();
         stats_.parameter_shapes = parameter_shapes_.size();
+    }
+
+    // Tensors a layer's schema names as its weights, biases or running
+    // statistics (or a bucketize's boundaries): parameters and buffers even
+    // where no optimizer touches them (an inference step, a frozen layer),
+    // so a conv's 16 filters are not taken for a batch of 16. A loss's `weight` (class or per-sample
+    // weights) and lerp's are left out: those may carry the batch.
+    void collect_layer_arguments() {
+        static const std::set<std::string_view> roles = {
+            "weight",  "bias",    "running_mean", "running_var", "weight_ih",  "weight_hh",
+            "bias_ih", "bias_hh", "params",       "boundaries",  "sorted_sequence"};  // the last two: lookup tables
+        for (JsonValue& node : doc_.nodes()) {
+            const std::string_view name = EtDocument::name(node);
+            if (name.find("loss") != std::string_view::npos || name.find("cross_entropy") != std::string_view::npos ||
+                name.find("lerp") != std::string_view::npos || name.find("embedding") != std::string_view::npos)
+                continue;  // embeddings: find_data tells the table from the indices
+            const JsonValue* schema = EtDocument::field(node, "op_schema");
+            if (!schema || !schema->is_string()) continue;
+            const std::vector<std::string_view> names = analysis::schema_argument_names(schema->as_string());
+            const EtValues inputs = doc_.inputs(node);
+            const size_t arguments = inputs.values && inputs.values->is_array() ? inputs.values->items().size() : 0;
+            if (names.size() != arguments) continue;
+            for (size_t argument = 0; argument < arguments; ++argument) {
+                if (!roles.count(names[argument])) continue;
+                visit_argument_tensors(inputs, argument, [&](const EtTensor& t) {
+                    parameter_keys_.insert(key_of(t.value));
+                    std::optional<Shape> shape = read_ints(t.shape);
+                    if (shape && !shape->empty()) parameter_shapes_.insert(*shape);
+                });
+            }
+        }
     }
 
     // The tensors the step reads before any op made them, less parameters
@@ -165,7 +207,7 @@ private:
                 visit_argument_tensors(inputs, argument, [&](const EtTensor& t) {
                     Key k = key_of(t.value);
                     const bool weight = position++ == 0;  // an embedding's first tensor is its table
-                    if (made.count(k) || data_.count(k)) return;
+                    if (made.count(k) || data_.count(k) || ambiguous_.count(k)) return;
                     std::optional<Shape> s = read_ints(t.shape);
                     if (k.second != 0 && s && made_storages.count({k.second, *s})) {
                         made.insert(k);  // a new handle on an op's output (a saved output unpacked in backward)
@@ -176,21 +218,26 @@ private:
                     // anything else of a parameter's shape is state (batch norm's running stats).
                     const bool embedding = embedding_op && (named ? analysis::embedding_batch_argument(names[argument]) : !weight);
                     if (embedding_op && named && !embedding) return;  // a table or its bookkeeping
-                    // An op's first operand is its data (a layer as wide as the batch
-                    // makes the input [B, in] look like a weight [out, in]).
-                    if (!s || s->empty() || parameter_keys_.count(k) || (parameter_shaped(*s) && !embedding && !weight)) return;
+                    if (!s || s->empty() || parameter_keys_.count(k)) return;
+                    // Of a parameter's shape: a buffer (running statistics, a
+                    // pruning mask), or data that happens to match one (labels
+                    // [B] beside a bias [B]; an input [B, in] of a layer as
+                    // wide as the batch). Decided once the batch is known.
+                    if (parameter_shaped(*s) && !embedding) {
+                        ambiguous_.emplace(k, *s);
+                        return;
+                    }
                     data_.emplace(k, *s);
                     if (embedding) embedding_inputs_.insert(k);
                 });
             }
+            const bool mutates = mutates_its_outputs(node);
             visit_tensors(doc_.outputs(node), [&](const EtTensor& t) {
                 made.insert(key_of(t.value));
+                if (mutates) written_.insert(key_of(t.value));
                 if (std::optional<Shape> s = read_ints(t.shape)) made_storages.insert({key_of(t.value).second, *s});
             });
         }
-        stats_.data_tensors = data_.size();
-        if (data_.empty())
-            refuse(-1, "inputs", "no input data found (every tensor the step reads is made by an op or is a parameter)");
     }
 
     void choose_batch() {
@@ -201,6 +248,10 @@ private:
             if (!embedding_inputs_.count(k)) ++votes[s[0]];
         if (votes.empty())
             for (const auto& [k, s] : data_) ++votes[s[0]];
+        if (votes.empty())  // every input has a parameter's shape: they are the data
+            for (const auto& [k, s] : ambiguous_) ++votes[s[0]];
+        if (votes.empty() && options_.batch_size <= 0)
+            refuse(-1, "inputs", "no input data found (every tensor the step reads is made by an op or is a parameter)");
         int64_t b = options_.batch_size;
         if (b <= 0) {
             int best = 0;
@@ -228,6 +279,13 @@ private:
         }
         batch_ = b;
         batch_values_.insert(b);
+        // A buffer is updated in place by the step (running statistics, a
+        // spectral norm's power-iteration vectors); labels and inputs are only read.
+        for (const auto& [k, s] : ambiguous_)
+            if (s[0] == b && !written_.count(k)) data_.emplace(k, s);
+        stats_.data_tensors = data_.size();
+        if (data_.empty())
+            refuse(-1, "inputs", "no input data of batch " + std::to_string(b) + " found");
         // Embedding indices grow with the batch too, though their length is not B.
         for (const auto& [k, s] : data_)
             if (s[0] != b && embedding_inputs_.count(k) && std::find(s.begin(), s.end(), b) == s.end())
@@ -605,6 +663,8 @@ private:
     std::set<Shape> parameter_shapes_;
     std::set<Key> parameter_keys_;
     std::map<Key, Shape> data_;
+    std::map<Key, Shape> ambiguous_;  // inputs of a parameter's shape, data only if they lead with the batch
+    std::set<Key> written_;           // every tensor an op of the step writes in place or as out=
     std::set<Key> embedding_inputs_;
     int64_t batch_ = 0;
     std::set<int64_t> batch_values_;

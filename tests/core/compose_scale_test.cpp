@@ -59,11 +59,17 @@ TEST(ComposeScale, FbgemmTableBatchedLookupScalesItsIndicesAndOffsetsNotItsTable
     EXPECT_EQ(shapes_of(doc, 492).rfind("[[0],", 0), 0u) << shapes_of(doc, 492);
 }
 
-// The first `aten::linear` node's input shapes.
-std::string first_linear_shapes(const EtDocument& doc) {
+// The input shapes of the first node named `op`.
+std::string first_shapes(const EtDocument& doc, std::string_view op) {
     for (const JsonValue& n : doc.nodes())
-        if (EtDocument::name(n) == "aten::linear") return compose::to_json_text(*EtDocument::field(n, "input_shapes"));
-    return "no aten::linear";
+        if (EtDocument::name(n) == op) return compose::to_json_text(*EtDocument::field(n, "input_shapes"));
+    return "no " + std::string(op);
+}
+
+std::string first_linear_shapes(const EtDocument& doc) { return first_shapes(doc, "aten::linear"); }
+
+EtDocument recorded(const std::string& name) {
+    return EtDocument::read(std::string(MIMIC_SOURCE_DIR) + "/tests/data/scale_1.13/" + name + ".et.json.gz");
 }
 
 // L-BFGS runs the forward and backward of its closure inside its own
@@ -83,6 +89,67 @@ TEST(ComposeScale, OfTwoDataSizesTheOneTheActivationsLeadWithIsTheBatch) {
     const compose::ScaleStats stats = doubled(doc);
     EXPECT_EQ(stats.batch_before, 4);
     EXPECT_EQ(stats.batch_after, 8);
+}
+
+// An inference step (torch.inference_mode: no optimizer, no gradient) whose
+// convolution has 16 filters and a batch of 16: the layer's schema names its
+// weight, bias and running statistics, so only the images grow.
+TEST(ComposeScale, AnInferenceStepsLayersKeepTheirShapesWhenTheyMatchTheBatch) {
+    EtDocument doc = recorded("inference_mode_eval");
+    const compose::ScaleStats stats = doubled(doc);
+    EXPECT_EQ(stats.batch_before, 16);
+    EXPECT_EQ(stats.data_tensors, 1u);
+    EXPECT_EQ(first_shapes(doc, "aten::conv2d").rfind("[[32,3,32,32],[16,3,3,3],[16],", 0), 0u) << first_shapes(doc, "aten::conv2d");
+    EXPECT_EQ(first_shapes(doc, "aten::batch_norm").rfind("[[32,16,32,32],[16],[16],[16],[16],", 0), 0u);
+    EXPECT_EQ(first_linear_shapes(doc), "[[32,256],[10,256],[10]]");
+}
+
+// Labels [32] beside a convolution's bias [32]: of a parameter's shape, but
+// read only and leading with the batch, so they are data and grow.
+TEST(ComposeScale, LabelsOfABiasShapeAreData) {
+    EtDocument doc = recorded("adversarial_fgsm");
+    const compose::ScaleStats stats = doubled(doc);
+    EXPECT_EQ(stats.batch_before, 32);
+    EXPECT_EQ(stats.data_tensors, 2u);
+    EXPECT_EQ(first_shapes(doc, "aten::cross_entropy_loss").rfind("[[64,10],[64],", 0), 0u);
+}
+
+// Pruning multiplies each weight by a mask buffer of its shape, read first by
+// `to`: not data, as it does not lead with the batch.
+TEST(ComposeScale, APruningMaskIsNotData) {
+    EtDocument doc = recorded("pruned_mlp");
+    const compose::ScaleStats stats = doubled(doc);
+    EXPECT_EQ(stats.batch_before, 128);
+    EXPECT_EQ(stats.data_tensors, 2u);  // the input and the labels
+    EXPECT_EQ(first_shapes(doc, "aten::mul"), "[[512,256],[512,256]]");
+    EXPECT_EQ(first_linear_shapes(doc), "[[256,256],[512,256],[512]]");
+}
+
+// Spectral norm's power-iteration vectors [64] match the batch of 64 but the
+// step writes them in place: buffers, not data.
+TEST(ComposeScale, BuffersTheStepUpdatesInPlaceAreNotData) {
+    EtDocument doc = recorded("spectral_norm_gan");
+    const EtDocument before = recorded("spectral_norm_gan");
+    const compose::ScaleStats stats = doubled(doc);
+    EXPECT_EQ(stats.batch_before, 64);
+    EXPECT_EQ(stats.data_tensors, 1u);
+    size_t mvs = 0;
+    for (size_t i = 0; i < doc.nodes().size(); ++i) {
+        if (EtDocument::name(doc.nodes()[i]) != "aten::mv") continue;
+        ++mvs;
+        EXPECT_EQ(compose::to_json_text(*EtDocument::field(doc.nodes()[i], "input_shapes")),
+                  compose::to_json_text(*EtDocument::field(before.nodes()[i], "input_shapes")));
+    }
+    EXPECT_GT(mvs, 0u);
+}
+
+// bucketize's boundaries [17] are the only data of their kind besides the
+// embedding's indices [256, 20]: a lookup table, not the batch.
+TEST(ComposeScale, BucketBoundariesAreNotTheBatch) {
+    EtDocument doc = recorded("sort_search_ops");
+    const compose::ScaleStats stats = doubled(doc);
+    EXPECT_EQ(stats.batch_before, 256);
+    EXPECT_EQ(first_shapes(doc, "aten::bucketize").rfind("[[512,20],[17],", 0), 0u) << first_shapes(doc, "aten::bucketize");
 }
 
 }  // namespace
