@@ -311,6 +311,22 @@ TEST(ComposeDocument, ATraceTheObserverBrokeIsMendedAsTheReaderMendsIt) {
     EXPECT_GT(s.regions, 0u);
 }
 
+// tests/data/observer_open_at_stop_1.13: the observer stopped inside the label
+// around the step, which it therefore never wrote; a cut of the step works.
+TEST(ComposeDocument, ATraceStoppedInsideALabelIsMendedAsTheReaderMendsIt) {
+    const std::string path = std::string(MIMIC_SOURCE_DIR) + "/tests/data/observer_open_at_stop_1.13/label_et.json.gz";
+    EtDocument doc = EtDocument::read(path);
+    ASSERT_EQ(doc.warnings().size(), 1u);
+    const std::string out = scratch("open_at_stop.json");
+    doc.write(out);
+    const Trace rewritten = load_trace(out);
+    EXPECT_TRUE(rewritten.warnings.empty()) << rewritten.warnings.front().message;
+    EXPECT_EQ(digest(rewritten), digest(load_trace(path)));
+    EtDocument again = EtDocument::read(path);
+    const compose::CutStats s = compose::cut_trace(again, {compose::CutSelection::Mode::Ops, "^aten::linear$"});
+    EXPECT_GT(s.regions, 0u);
+}
+
 TEST(ComposeDocument, AChakraFileIsRefusedAsOne) {
     MIMIC_REQUIRE_TRACE("chakra/feeder_sample.0.et");
     const std::string e = testing::error_message_of([] { compose::EtDocument::read(testing::trace_path("chakra/feeder_sample.0.et")); });

@@ -79,14 +79,54 @@ TEST(FailedRecords, ACallOfAnUnwrittenOpCanHoldCallsOfAnotherUnwrittenOp) {
     EXPECT_EQ(t.nodes[t.parent_of(t.find(NodeId(11))).value].id.value, 2u);
 }
 
+// Op 10 is missing, but op 20 started after it and ran outside it (its
+// parent is the thread): 10 was not still running when the observer stopped.
 TEST(FailedRecords, AMissingParentWithoutAnIdZeroRecordIsStillAnError) {
-    const std::string nodes = node(11, 10, "aten::zeros") + "," + node(1, 1, "[pytorch|profiler|execution_graph|process]");
+    const std::string nodes = node(2, 1, "[pytorch|profiler|execution_graph|thread]") + "," + node(11, 10, "aten::zeros") +
+                              "," + node(20, 2, "aten::after") + "," + node(1, 1, "[pytorch|profiler|execution_graph|process]");
     try {
         load_trace(write_et("dangling.json", nodes));
         ADD_FAILURE() << "expected an error";
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("parent 10 is not in the trace"), std::string::npos) << e.what();
     }
+}
+
+// Ops 4 and 6 were still running at the stop (6 inside 4): 5 and 7 name
+// them and every op after 4 is inside one of them.
+TEST(FailedRecords, CallsOfOpsStillRunningWhenTheObserverStoppedGoToTheirThread) {
+    const std::string nodes = node(2, 1, "[pytorch|profiler|execution_graph|thread]") + "," + node(3, 2, "aten::before") +
+                              "," + node(5, 4, "aten::zeros") + "," + node(7, 6, "aten::add") + "," + node(8, 7, "aten::empty") +
+                              "," + node(1, 1, "[pytorch|profiler|execution_graph|process]");
+    const Trace t = load_trace(write_et("open_at_stop.json", nodes));
+    ASSERT_EQ(t.warnings.size(), 1u);
+    EXPECT_NE(t.warnings[0].message.find("2 ops were still running when the observer stopped"), std::string::npos)
+        << t.warnings[0].message;
+    for (const Node& n : t.nodes) {
+        if (n.id.value == 5 || n.id.value == 7) {
+            EXPECT_EQ(n.parent.value, 2u) << n.id.value;
+        }
+        if (n.id.value == 8) {
+            EXPECT_EQ(n.parent.value, 7u);
+        }
+    }
+}
+
+// Real recordings (tests/data/observer_open_at_stop_1.13): et.stop() inside a
+// record_function around the step, and inside a profiler schedule's next step.
+TEST(FailedRecords, RecordingsStoppedInsideALabelRead) {
+    const std::string dir = std::string(MIMIC_SOURCE_DIR) + "/tests/data/observer_open_at_stop_1.13/";
+    const Trace label = load_trace(dir + "label_et.json.gz");
+    ASSERT_EQ(label.warnings.size(), 1u);
+    EXPECT_NE(label.warnings[0].message.find("1 op was still running"), std::string::npos) << label.warnings[0].message;
+    EXPECT_NE(label.warnings[0].message.find("the 14 calls it had finished"), std::string::npos) << label.warnings[0].message;
+    size_t at_thread = 0;
+    for (const Node& n : label.nodes) at_thread += n.parent.value == 2 && n.kind != NodeKind::Thread;
+    EXPECT_GE(at_thread, 14u);
+    const Trace step = load_trace(dir + "profiler_step_et.json.gz");
+    ASSERT_EQ(step.warnings.size(), 1u);
+    EXPECT_NE(step.warnings[0].message.find("the call it had finished is placed where it ran"), std::string::npos)
+        << step.warnings[0].message;
 }
 
 }  // namespace

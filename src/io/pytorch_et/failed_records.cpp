@@ -6,6 +6,37 @@
 
 namespace mimic {
 
+namespace {
+
+// Ops still running when the observer stopped (a ProfilerStep label that
+// prof.step() opened, a record_function around et.stop()) are numbered, as
+// they started, but never written, as they had not ended: the calls they
+// had finished name them. Such ops are the last to have started on their
+// thread, so every op written there with a higher id is inside one of them:
+// its parent is one of them or itself numbered after the first of them; and
+// each is numbered before its calls. A missing parent anywhere else means a
+// broken file.
+template <typename MissingMap>
+bool open_when_stopped(const std::vector<RecordView>& nodes, const std::unordered_set<uint64_t>& ids,
+                       const MissingMap& missing) {
+    std::unordered_map<uint64_t, uint64_t> first_open;  // thread -> lowest missing id on it
+    for (const auto& [id, m] : missing) {
+        auto [it, fresh] = first_open.emplace(m.tid, id);
+        if (!fresh) it->second = std::min(it->second, id);
+    }
+    for (const RecordView& n : nodes) {
+        if (n.is_root || n.is_thread) continue;
+        if (missing.count(n.parent) && n.parent >= n.id) return false;  // a caller starts before its calls
+        auto it = first_open.find(n.tid);
+        if (it == first_open.end() || n.id <= it->second) continue;
+        const bool inside = missing.count(n.parent) || (ids.count(n.parent) && n.parent > it->second);
+        if (!inside) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
 FailedRecordRepair plan_failed_record_repair(const std::vector<RecordView>& nodes) {
     FailedRecordRepair plan;
     const auto structural = [](const RecordView& n) { return n.is_root || n.is_thread; };
@@ -18,7 +49,6 @@ FailedRecordRepair plan_failed_record_repair(const std::vector<RecordView>& node
         max_id = std::max(max_id, nodes[i].id);
     }
     plan.id_zero = id_zero.size();
-    if (id_zero.empty()) return plan;
 
     // Per missing parent: its thread and where its last child was written.
     struct Missing {
@@ -27,14 +57,20 @@ FailedRecordRepair plan_failed_record_repair(const std::vector<RecordView>& node
         uint64_t parent = 0;  // where its children go
     };
     std::unordered_map<uint64_t, Missing> missing;
+    size_t orphans = 0;
     for (uint32_t i = 0; i < nodes.size(); ++i) {
         const RecordView& n = nodes[i];
         if (structural(n) || n.id == 0 || n.parent == 0 || n.parent == n.id || ids.count(n.parent)) continue;
-        ++plan.orphans;
+        ++orphans;
         Missing& m = missing[n.parent];
         m.tid = n.tid;
         m.last_child = i;
     }
+    if (id_zero.empty()) {
+        if (missing.empty() || !open_when_stopped(nodes, ids, missing)) return plan;
+        plan.open_at_stop = missing.size();
+    }
+    plan.orphans = orphans;
     plan.missing = missing.size();
     for (auto& [id, m] : missing) {
         for (uint32_t j = m.last_child + 1; j < nodes.size() && m.parent == 0; ++j) {
@@ -64,6 +100,14 @@ FailedRecordRepair plan_failed_record_repair(const std::vector<RecordView>& node
 }
 
 std::string FailedRecordRepair::warning(const std::vector<std::string>& id_zero_names) const {
+    if (open_at_stop > 0)
+        return std::to_string(open_at_stop) + (open_at_stop == 1 ? " op was" : " ops were") +
+               " still running when the observer stopped (a ProfilerStep or record_function label open "
+               "around its stop) and not in the trace; " +
+               (orphans == 1 ? std::string("the call it had finished is placed")
+                             : "the " + std::to_string(orphans) + " calls " + (open_at_stop == 1 ? "it" : "they") +
+                                   " had finished are placed") +
+               (open_at_stop == 1 ? " where it ran" : " where they ran");
     std::string names;
     for (size_t k = 0; k < id_zero_names.size() && k < 3; ++k) names += (k ? ", " : "") + id_zero_names[k];
     return "PyTorch's observer failed to record some ops (as 1.13 does for ops on nested tensors): " +

@@ -12,9 +12,14 @@
 //  - a record of id 0 gets a fresh id and no parent: nothing says where it
 //    ran, so it comes after the rest (a replay runs it last, or reports it
 //    with the reason it cannot run).
+// The same holds for ops still running when the observer stopped (a label
+// open around et.stop()): numbered but never written, named by the calls
+// they had finished, which go where the op ran (its thread, as nothing
+// written encloses it).
 // One warning says how many of each. Only a trace that shows the signs of
-// such failures (a record of id 0 among them) is mended, so a missing parent
-// in any other trace is still the error it was. The reader mends the Trace;
+// either (a record of id 0; or missing parents that are the last ops to
+// start on their thread, with every later op inside them) is mended, so a
+// missing parent in any other trace is still the error it was. The reader mends the Trace;
 // the commands that rewrite the ET's JSON (cut, scale, obfuscate) mend it the
 // same way, from the same plan.
 #pragma once
@@ -43,7 +48,8 @@ struct FailedRecordRepair {
     size_t id_zero = 0;   // records of id 0
     size_t missing = 0;   // ops never written, named as parents
     size_t orphans = 0;   // calls that named them
-    bool empty() const { return id_zero == 0; }
+    size_t open_at_stop = 0;  // of `missing`: ops still running when the observer stopped
+    bool empty() const { return id_zero == 0 && open_at_stop == 0; }
     // The one warning, naming up to three of the id-0 records.
     std::string warning(const std::vector<std::string>& id_zero_names) const;
 };
