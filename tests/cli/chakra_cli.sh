@@ -91,6 +91,8 @@ echo '{"metadata": {"version": "0.0.4"}, "nodes": [{"idd": 1}]}' > "$work/bad.js
 expect_error "nodes\[0\]" encode "$work/bad.json" --out "$work/bad.et"
 echo '{"workload_graph": [{"Id": 1, "NodeType": 4}, {"Name": "x", "NodeType": 4}]}' > "$work/feeder.3.json"
 expect_error "workload_graph\[1\].Id" analyze "$work/feeder.3.json"
+# The feeder format keeps names and durations only: nothing for predict to cost, said so.
+expect_error "no operator to cost" predict "$data/feeder_format.0.json.gz" --costs "$work/none.db"
 "$mimic" convert "$traces/chakra/feeder_sample.0.et" --to json --out "$work/x" > /dev/null 2>&1 \
     && fail "an unknown --to format was accepted"
 echo "ok"

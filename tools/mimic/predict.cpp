@@ -238,6 +238,11 @@ int run(const PredictArgs& args) {
         link_profile(trace, read_kineto_trace(args.profile));
         return run_gpu(args, trace);
     }
+    if (model::top_level_ops(trace).empty())
+        fail({inputs[0].trace_path, -1, -1, ""},
+             "no operator to cost: none of its " + std::to_string(trace.nodes.size()) +
+                 " nodes is an operator whose inputs the trace gives (Chakra's JSON feeder format, for one, keeps "
+                 "names and durations only); predict needs an execution trace, or a Chakra trace converted with its inputs");
     const model::CostDb db = model::read_cost_db(args.costs);
     if (!args.network.empty() || !args.system.empty()) {
         if (args.network.empty() || args.system.empty()) fail({"--network", -1, -1, ""}, "many ranks need both --network and --system");
