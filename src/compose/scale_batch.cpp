@@ -388,6 +388,7 @@ private:
         for (std::string_view s : {"aten::convolution_backward", "aten::native_batch_norm", "aten::native_batch_norm_backward",
                                    "aten::_batch_norm_impl_index", "aten::_batch_norm_impl_index_backward",
                                    "aten::cudnn_batch_norm", "aten::cudnn_batch_norm_backward", "aten::native_layer_norm_backward",
+                                   "aten::native_group_norm_backward",
                                    "aten::cudnn_convolution_backward", "aten::mkldnn_convolution_backward"})
             if (s == op) return true;
         return false;
@@ -518,6 +519,22 @@ private:
     void rewrite_lists(JsonValue& node, const std::vector<Change>& changes) {
         EtValues in = doc_.inputs(node);
         if (!in.values || !in.values->is_array()) return;
+        // A batch passed as a number: group norm's `N` (native_group_norm and
+        // its backward take N, C and HxW besides the input [N, C, ...]).
+        std::vector<std::string_view> names;
+        if (const JsonValue* schema = EtDocument::field(node, "op_schema"); schema && schema->is_string())
+            names = analysis::schema_argument_names(schema->as_string());
+        if (names.size() == in.values->items().size())
+            for (size_t a = 0; a < names.size(); ++a) {
+                JsonValue& v = in.values->items()[a];
+                if (names[a] != "N" || !v.is_integer()) continue;
+                for (const Change& c : changes)
+                    if (c.place.dim == 0 && !c.old_shape.empty() && c.old_shape[0] == v.as_int()) {
+                        v = JsonValue::of_int(c.new_shape[0]);
+                        ++stats_.rewritten_lists;
+                        break;
+                    }
+            }
         for (JsonValue& v : in.values->items()) {
             if (is_tensor_value(v)) continue;
             std::optional<Shape> list = read_ints(&v);

@@ -152,5 +152,26 @@ TEST(ComposeScale, BucketBoundariesAreNotTheBatch) {
     EXPECT_EQ(first_shapes(doc, "aten::bucketize").rfind("[[512,20],[17],", 0), 0u) << first_shapes(doc, "aten::bucketize");
 }
 
+// Group norm takes the batch as a number, N, beside C and HxW: N grows with
+// the input; the backward's weight and bias gradients [C] stay, though C (8)
+// is the batch too.
+TEST(ComposeScale, GroupNormsBatchNumberGrowsAndItsChannelGradientsStay) {
+    EtDocument doc = recorded("group_norm");
+    const compose::ScaleStats stats = doubled(doc);
+    EXPECT_EQ(stats.batch_before, 8);
+    size_t seen = 0;
+    for (const JsonValue& n : doc.nodes()) {
+        const std::string_view name = EtDocument::name(n);
+        if (name != "aten::native_group_norm" && name != "aten::native_group_norm_backward") continue;
+        ++seen;
+        const std::string inputs = compose::to_json_text(*EtDocument::field(n, "inputs"));
+        const std::string outputs = compose::to_json_text(*EtDocument::field(n, "output_shapes"));
+        EXPECT_NE(inputs.find("16,8,16"), std::string::npos) << name << " " << inputs;  // N, C, HxW
+        const std::string want = name == "aten::native_group_norm" ? "[[16,8,16],[16,2],[16,2]]" : "[[16,8,16],[8],[8]]";
+        EXPECT_EQ(outputs, want) << name;
+    }
+    EXPECT_EQ(seen, 2u);
+}
+
 }  // namespace
 }  // namespace mimic
