@@ -155,8 +155,9 @@ private:
     // Tensors a layer's schema names as its weights, biases or running
     // statistics (or a bucketize's boundaries): parameters and buffers even
     // where no optimizer touches them (an inference step, a frozen layer),
-    // so a conv's 16 filters are not taken for a batch of 16. A loss's `weight` (class or per-sample
-    // weights) and lerp's are left out: those may carry the batch.
+    // so a conv's 16 filters are not taken for a batch of 16. A loss's
+    // `weight` (class or per-sample weights) and lerp's are left out: those
+    // may carry the batch.
     void collect_layer_arguments() {
         static const std::set<std::string_view> roles = {
             "weight",  "bias",    "running_mean", "running_var", "weight_ih",  "weight_hh",
@@ -214,8 +215,7 @@ private:
                         return;
                     }
                     made.insert(k);  // external: seen once
-                    // Indices and offsets an embedding reads are data whatever their size;
-                    // anything else of a parameter's shape is state (batch norm's running stats).
+                    // Indices and offsets an embedding reads are data whatever their size.
                     const bool embedding = embedding_op && (named ? analysis::embedding_batch_argument(names[argument]) : !weight);
                     if (embedding_op && named && !embedding) return;  // a table or its bookkeeping
                     if (!s || s->empty() || parameter_keys_.count(k)) return;

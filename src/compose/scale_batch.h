@@ -3,11 +3,14 @@
 //
 // How the batch dimension is found, without a table of every operator:
 // - The step's data are the tensors it reads but never makes, less the
-//   parameters, optimizer state and buffers (the shapes the optimizer step
-//   touches), embedding indices and offsets always included. Their first
+//   parameters, optimizer state and buffers (what the optimizer step
+//   touches, and what a layer's schema names weight, bias or running
+//   statistics), embedding indices and offsets always included. Their first
 //   dimensions are the batch values: B itself (the most common one among
 //   data other than embedding indices, or --batch-size), and others such as
-//   the number of embedding indices, which also grow with the batch.
+//   the number of embedding indices, which also grow with the batch. An
+//   input of a parameter's shape (labels [B] beside a bias [B], a pruning
+//   mask) is data only if it leads with B and no op writes it in place.
 // - A tensor carries the batch when it is made from data (dataflow). Its
 //   batch dimension is followed from the op's input: same place and size,
 //   same size elsewhere (transposes), the same flat stride through views and
