@@ -177,12 +177,13 @@ Trace read_chakra_json(const std::string& json_path, const ChakraReadOptions& op
     } catch (const Error& e) {
         // Name the user's file, not the temporary one (byte offsets are then the encoded trace's).
         std::string message = e.what();
-        for (size_t at = message.find(et_path); at != std::string::npos; at = message.find(et_path, at))
-            message.replace(at, et_path.size(), json_path + " (as Chakra protobuf)");
+        const std::string named = json_path + " (as Chakra protobuf)";
+        for (size_t at = message.find(et_path); at != std::string::npos; at = message.find(et_path, at + named.size()))
+            message.replace(at, et_path.size(), named);
         throw Error(message);
     }
     trace.source_path = json_path;
-    for (const std::string& w : stats.warnings) trace.warn(json_path + ": " + w);
+    for (const std::string& w : stats.warnings) trace.warn(w);
     return trace;
 }
 
