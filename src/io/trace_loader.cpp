@@ -123,7 +123,7 @@ Trace load_trace(const std::string& path) {
         case FileKind::KinetoJson: {
             // A profile on its own: its operators as nodes, to be linked to
             // the same profile for their times (expand_trace_inputs pairs it
-            // with itself).
+            // with itself; load_trace_and_profile reads it once for both).
             KinetoReadOptions quiet;
             quiet.progress = false;
             Trace t = trace_skeleton_of_profile(read_kineto_trace(path, quiet));
@@ -133,6 +133,19 @@ Trace load_trace(const std::string& path) {
         case FileKind::Unknown: break;
     }
     fail({path, -1, 0, ""}, "unrecognised file: neither a PyTorch execution trace (JSON) nor a Chakra trace");
+}
+
+TraceAndProfile load_trace_and_profile(const std::string& trace_path, const std::string& profile_path) {
+    TraceAndProfile out;
+    if (!profile_path.empty() && profile_path == trace_path && detect_file_kind(trace_path) == FileKind::KinetoJson) {
+        out.profile = read_kineto_trace(profile_path);
+        out.trace = trace_skeleton_of_profile(*out.profile);
+        take_rank_from_path(out.trace, trace_path);
+        return out;
+    }
+    out.trace = load_trace(trace_path);
+    if (!profile_path.empty()) out.profile = read_kineto_trace(profile_path);
+    return out;
 }
 
 }  // namespace mimic

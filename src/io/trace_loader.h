@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "io/kineto/kineto_reader.h"
 #include "trace/trace.h"
 
 namespace mimic {
@@ -28,5 +30,14 @@ int64_t rank_from_path(const std::string& path);
 // know its rank takes the one its path names (rank_from_path). Throws
 // mimic::Error.
 Trace load_trace(const std::string& path);
+
+// An input's trace and, when it has one, its profile, each read once: a
+// profile given alone (`profile_path` == `trace_path`) is both, its
+// operators the trace's nodes. Throws mimic::Error.
+struct TraceAndProfile {
+    Trace trace;
+    std::optional<ProfileTrace> profile;
+};
+TraceAndProfile load_trace_and_profile(const std::string& trace_path, const std::string& profile_path);
 
 }  // namespace mimic

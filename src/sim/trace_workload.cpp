@@ -95,9 +95,9 @@ TraceWorkload read_trace_workload(const std::vector<std::string>& paths, const s
     std::map<int64_t, RankGraph> by_rank;
     for (size_t k = 0; k < inputs.size(); ++k) {
         const TraceInput& input = inputs[k];
-        Trace trace = load_trace(input.trace_path);
+        auto [trace, read_profile] = load_trace_and_profile(input.trace_path, input.profile_path);
         if (!input.meta_path.empty()) apply_recording_meta(trace, input.meta_path);
-        if (!input.profile_path.empty()) link_profile(trace, read_kineto_trace(input.profile_path));
+        if (read_profile) link_profile(trace, *read_profile);
         int64_t rank = trace.rank;
         if (rank < 0) {
             rank = static_cast<int64_t>(k);

@@ -117,10 +117,10 @@ int run(const ConvertArgs& args) {
         Converted c;
         c.input = input.trace_path;
         // One trace in memory at a time.
-        Trace trace = load_trace(input.trace_path);
+        auto [trace, profile] = load_trace_and_profile(input.trace_path, input.profile_path);
         if (!input.meta_path.empty()) apply_recording_meta(trace, input.meta_path);
-        if (!input.profile_path.empty()) {
-            c.link = link_profile(trace, read_kineto_trace(input.profile_path));
+        if (profile) {
+            c.link = link_profile(trace, *profile);
             c.linked = true;
         }
         if (trace.rank < 0 && inputs.size() > 1) {

@@ -29,13 +29,10 @@ void print_warnings(const Trace& trace) {
 }
 
 analysis::Report analyze_input(const TraceInput& input, const analysis::AnalysisOptions& options) {
-    Trace trace = load_trace(input.trace_path);
+    auto [trace, profile] = load_trace_and_profile(input.trace_path, input.profile_path);
     if (!input.meta_path.empty()) apply_recording_meta(trace, input.meta_path);
     analysis::LinkSummary link;
-    if (!input.profile_path.empty()) {
-        const ProfileTrace profile = read_kineto_trace(input.profile_path);
-        link = summarize_link(link_profile(trace, profile));
-    }
+    if (profile) link = summarize_link(link_profile(trace, *profile));
     print_warnings(trace);
     analysis::Report report = analysis::analyze(trace, options);
     report.link = std::move(link);
