@@ -30,8 +30,9 @@ Side load_one(const std::string& path) {
     std::vector<TraceInput> inputs = expand_trace_inputs({path});
     if (inputs.size() != 1) fail({path, -1, -1, ""}, "diff takes one rank's trace per side; got " + std::to_string(inputs.size()));
     Side s;
-    s.trace = load_trace(inputs.front().trace_path);
-    if (!inputs.front().profile_path.empty()) link_profile(s.trace, read_kineto_trace(inputs.front().profile_path));
+    auto [trace, profile] = load_trace_and_profile(inputs.front().trace_path, inputs.front().profile_path);
+    s.trace = std::move(trace);
+    if (profile) link_profile(s.trace, *profile);
     s.has_meta = !inputs.front().meta_path.empty();
     s.machine = read_machine_from_meta(inputs.front().meta_path);
     return s;

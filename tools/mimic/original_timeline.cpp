@@ -13,12 +13,11 @@ namespace mimic::cli {
 namespace {
 
 TimelineStats write_one(const TraceInput& input, const std::string& out) {
-    Trace trace = load_trace(input.trace_path);
+    auto [trace, profile] = load_trace_and_profile(input.trace_path, input.profile_path);
     if (!input.meta_path.empty()) apply_recording_meta(trace, input.meta_path);
     TimelineSource source = TimelineSource::Chakra;
-    if (!input.profile_path.empty()) {
-        const ProfileTrace profile = read_kineto_trace(input.profile_path);
-        const LinkStats stats = link_profile(trace, profile);
+    if (profile) {
+        const LinkStats stats = link_profile(trace, *profile);
         std::fprintf(stderr, "%s: linked %zu of %zu nodes, %zu device events attached\n", input.trace_path.c_str(),
                      stats.linked, stats.linkable, trace.device_events.size());
         source = TimelineSource::Linked;
