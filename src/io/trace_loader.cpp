@@ -15,6 +15,7 @@
 #include "support/byte_source.h"
 #include "support/error.h"
 #include "support/json_file.h"
+#include "support/text.h"
 
 namespace mimic {
 
@@ -25,7 +26,7 @@ FileKind detect_file_kind(const std::string& path) {
     // would take for JSON.
     if (looks_like_chakra(std::string_view(head.data(), head.size()))) return FileKind::Chakra;
     size_t i = 0;
-    while (i < head.size() && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) ++i;
+    while (i < head.size() && is_json_space(head[i])) ++i;
     if (i < head.size() && (head[i] == '{' || head[i] == '[')) {
         std::string_view text(head.data() + i, head.size() - i);
         // Chakra written as JSON (mimic's dump, Chakra's jsonizer or its JSON

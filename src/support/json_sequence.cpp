@@ -4,12 +4,12 @@
 
 #include "support/error.h"
 #include "support/grow_buffer.h"
+#include "support/text.h"
 
 namespace mimic {
 
 namespace {
 constexpr size_t kReadChunk = 1 << 20;
-inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 }  // namespace
 
 void for_each_json_object(ByteSource& source,
@@ -41,7 +41,7 @@ void for_each_json_object(ByteSource& source,
         }
         const char c = buf[pos];
         if (depth == 0) {
-            if (is_ws(c)) {
+            if (is_json_space(c)) {
                 ++pos;
                 continue;
             }

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "support/error.h"
+#include "support/text.h"
 
 namespace mimic {
 
@@ -12,8 +13,6 @@ static_assert(kJsonPadding >= simdjson::SIMDJSON_PADDING, "padding must cover si
 
 namespace {
 constexpr size_t kReadChunk = 4 << 20;
-
-inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 // Classes of bytes the structural scan must stop at; everything else is
 // skipped in a tight loop. Inside a container commas do not matter, so the
@@ -63,7 +62,7 @@ bool JsonStreamer::fill(size_t want_more) {
 
 char JsonStreamer::peek_non_ws() {
     for (;;) {
-        while (pos_ < buf_.size() && is_ws(buf_[pos_])) ++pos_;
+        while (pos_ < buf_.size() && is_json_space(buf_[pos_])) ++pos_;
         if (pos_ < buf_.size()) return buf_[pos_];
         if (!fill(1)) return '\0';
     }

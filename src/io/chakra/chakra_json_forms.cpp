@@ -12,12 +12,11 @@
 #include "support/error.h"
 #include "support/json_sequence.h"
 #include "support/json_stream.h"
+#include "support/text.h"
 
 namespace mimic {
 
 namespace {
-
-inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 // The keys of the first top-level object in `head`, and what follows it.
 struct HeadShape {
@@ -29,7 +28,7 @@ struct HeadShape {
 HeadShape scan_head(std::string_view head) {
     HeadShape shape;
     size_t i = 0;
-    while (i < head.size() && is_ws(head[i])) ++i;
+    while (i < head.size() && is_json_space(head[i])) ++i;
     if (i == head.size() || head[i] != '{') return shape;
     int depth = 0;
     for (; i < head.size(); ++i) {
@@ -40,7 +39,7 @@ HeadShape scan_head(std::string_view head) {
             if (i >= head.size()) return shape;
             if (depth == 1) {
                 size_t k = i + 1;
-                while (k < head.size() && is_ws(head[k])) ++k;
+                while (k < head.size() && is_json_space(head[k])) ++k;
                 if (k < head.size() && head[k] == ':') shape.keys.push_back(head.substr(begin, i - begin));
             }
         } else if (c == '{' || c == '[') {
@@ -48,7 +47,7 @@ HeadShape scan_head(std::string_view head) {
         } else if ((c == '}' || c == ']') && --depth == 0) {
             shape.closed = true;
             size_t k = i + 1;
-            while (k < head.size() && is_ws(head[k])) ++k;
+            while (k < head.size() && is_json_space(head[k])) ++k;
             shape.object_follows = k < head.size() && head[k] == '{';
             return shape;
         }
