@@ -140,14 +140,16 @@ ChakraJsonForm form_of(const std::string& path) { return chakra_json_form(read_f
 
 bool is_chakra_json(const std::string& path) { return form_of(path) != ChakraJsonForm::NotChakra; }
 
-ChakraJsonStats encode_chakra_json(const std::string& json_path, const std::string& et_path) {
+namespace {
+
+// The JSON at `json_path`, of the form already found, as the trace `et_path`.
+ChakraJsonStats encode_form(const std::string& json_path, ChakraJsonForm form, const std::string& et_path) {
     // Protobuf logs its parse complaints to stderr; ours arrive as one mimic::Error instead.
     google::protobuf::LogSilencer quiet;
     ChakraJsonStats stats;
+    ChakraFrameWriter out(et_path);
     // Anything not recognised as Chakra's own forms goes to the dump's reader,
     // which names what is missing (a hand-edited dump may list its nodes first).
-    const ChakraJsonForm form = form_of(json_path);
-    ChakraFrameWriter out(et_path);
     if (form != ChakraJsonForm::Feeder && form != ChakraJsonForm::Jsonizer) {
         encode_dump(json_path, out, stats);
     } else {
@@ -162,7 +164,7 @@ ChakraJsonStats encode_chakra_json(const std::string& json_path, const std::stri
     return stats;
 }
 
-Trace read_chakra_json(const std::string& json_path, const ChakraReadOptions& options) {
+Trace read_form(const std::string& json_path, ChakraJsonForm form, const ChakraReadOptions& options) {
     // The same messages in a .et file, read by the one Chakra reader. Named
     // like the JSON with ".et" for ".json", so a rank in the name carries over.
     TempDir dir("mimic-chakra-json");
@@ -170,7 +172,7 @@ Trace read_chakra_json(const std::string& json_path, const ChakraReadOptions& op
     if (ends_with(name, ".gz")) name.resize(name.size() - 3);
     if (ends_with(name, ".json")) name.resize(name.size() - 5);
     const std::string et_path = dir.path() + "/" + name + ".et";
-    const ChakraJsonStats stats = encode_chakra_json(json_path, et_path);
+    const ChakraJsonStats stats = encode_form(json_path, form, et_path);
     Trace trace;
     try {
         trace = read_chakra(et_path, options);
@@ -187,8 +189,19 @@ Trace read_chakra_json(const std::string& json_path, const ChakraReadOptions& op
     return trace;
 }
 
+}  // namespace
+
+ChakraJsonStats encode_chakra_json(const std::string& json_path, const std::string& et_path) {
+    return encode_form(json_path, form_of(json_path), et_path);
+}
+
+Trace read_chakra_json(const std::string& json_path, const ChakraReadOptions& options) {
+    return read_form(json_path, form_of(json_path), options);
+}
+
 Trace read_chakra_any(const std::string& path, const ChakraReadOptions& options) {
-    return is_chakra_json(path) ? read_chakra_json(path, options) : read_chakra(path, options);
+    const ChakraJsonForm form = form_of(path);  // found once, for both the choice and the encoding
+    return form != ChakraJsonForm::NotChakra ? read_form(path, form, options) : read_chakra(path, options);
 }
 
 }  // namespace mimic

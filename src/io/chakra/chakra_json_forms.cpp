@@ -79,21 +79,23 @@ int64_t as_int(simdjson::dom::element v, const std::string& path, uint64_t offse
     return i;
 }
 
-void add_int_attr(ChakraProtoMsg::Node& node, std::string_view name, std::string_view type, int64_t v) {
-    ChakraProtoMsg::AttributeProto* a = node.add_attr();
-    a->set_name(std::string(name));
-    if (type == "int32") a->set_int32_val(static_cast<int32_t>(v));
-    else if (type == "uint64") a->set_uint64_val(static_cast<uint64_t>(v));
-    else a->set_int64_val(v);
+// The AttributeProto value Chakra's converter gives each of the feeder's flat
+// integer attributes.
+enum class IntAttr { None, Int32, Int64, UInt64 };
+
+IntAttr feeder_attr_type(std::string_view key) {
+    if (key == "comm_type" || key == "comm_size" || key == "num_ops") return IntAttr::Int64;
+    if (key == "comm_src" || key == "comm_dst" || key == "comm_tag" || key == "comm_priority") return IntAttr::Int32;
+    if (key == "tensor_size") return IntAttr::UInt64;
+    return IntAttr::None;
 }
 
-// The feeder's flat integer attributes and the AttributeProto type Chakra's
-// converter gives each.
-std::string_view feeder_attr_type(std::string_view key) {
-    if (key == "comm_type" || key == "comm_size" || key == "num_ops") return "int64";
-    if (key == "comm_src" || key == "comm_dst" || key == "comm_tag" || key == "comm_priority") return "int32";
-    if (key == "tensor_size") return "uint64";
-    return {};
+void add_int_attr(ChakraProtoMsg::Node& node, std::string_view name, IntAttr type, int64_t v) {
+    ChakraProtoMsg::AttributeProto* a = node.add_attr();
+    a->set_name(std::string(name));
+    if (type == IntAttr::Int32) a->set_int32_val(static_cast<int32_t>(v));
+    else if (type == IntAttr::UInt64) a->set_uint64_val(static_cast<uint64_t>(v));
+    else a->set_int64_val(v);
 }
 
 void feeder_deps(simdjson::dom::element v, google::protobuf::RepeatedField<uint64_t>* deps, const std::string& path,
@@ -135,9 +137,9 @@ void feeder_node(simdjson::dom::object obj, ChakraProtoMsg::Node& node, const st
             ChakraProtoMsg::AttributeProto* a = node.add_attr();
             a->set_name("is_cpu_op");
             a->set_bool_val(b);
-        } else if (const std::string_view type = feeder_attr_type(key); !type.empty()) {
-            const int64_t i = type == "uint64" ? static_cast<int64_t>(as_uint(v, path, offset, index, key))
-                                               : as_int(v, path, offset, index, key);
+        } else if (const IntAttr type = feeder_attr_type(key); type != IntAttr::None) {
+            const int64_t i = type == IntAttr::UInt64 ? static_cast<int64_t>(as_uint(v, path, offset, index, key))
+                                                      : as_int(v, path, offset, index, key);
             add_int_attr(node, key, type, i);
         } else {
             ++ignored[std::string(key)];
@@ -176,13 +178,11 @@ ChakraJsonEncodeNotes encode_chakra_feeder_json(const std::string& json_path, Ch
     simdjson::dom::parser parser;
     ChakraProtoMsg::Node node;
     std::map<std::string, uint64_t> ignored;
-    bool saw_graph = false;
     JsonStreamCallbacks callbacks;
     callbacks.stream_key = [](std::string_view key) { return key == "workload_graph"; };
     callbacks.on_field = [](std::string_view, std::string_view, uint64_t) {};  // the feeder reads nothing else
     callbacks.on_batch = [&](std::string_view, std::string_view batch, const std::vector<uint32_t>&,
                              const std::vector<uint64_t>& offsets) {
-        saw_graph = true;
         simdjson::dom::element doc;
         if (parser.parse(batch.data(), batch.size(), false).get(doc) != simdjson::SUCCESS)
             fail({json_path, -1, offsets.empty() ? -1 : static_cast<int64_t>(offsets[0]), "workload_graph"},
@@ -200,11 +200,6 @@ ChakraJsonEncodeNotes encode_chakra_feeder_json(const std::string& json_path, Ch
         }
     };
     streamer.run(callbacks);
-    if (!saw_graph && notes.nodes == 0) {
-        // An empty list comes as no batch at all; tell it from a missing key by the head.
-        if (chakra_json_form(read_file_head(json_path, 4096)) != ChakraJsonForm::Feeder)
-            fail({json_path, -1, -1, "workload_graph"}, "no \"workload_graph\" list of nodes");
-    }
     note_ignored(ignored, notes);
     return notes;
 }

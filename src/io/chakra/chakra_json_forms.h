@@ -39,7 +39,8 @@ struct ChakraJsonEncodeNotes {
     std::vector<std::string> ignored_fields;
 };
 
-// Encode the feeder form at `json_path` (plain or gzip) into `out`: an empty
+// Encode the feeder form at `json_path` (plain or gzip; chakra_json_form()
+// has found it to be one, so "workload_graph" is there) into `out`: an empty
 // GlobalMetadata, then each node: Id, Name, NodeType, runtime (as
 // duration_micros), data_deps, ctrlDeps (as ctrl_deps: the schema's control
 // dependencies; the JSON feeder itself ignored them) and the flat attributes
