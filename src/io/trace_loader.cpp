@@ -86,6 +86,13 @@ void take_rank_from_path(Trace& t, const std::string& path) {
     t.rank = rank_from_path(path);
     if (t.rank >= 0) t.rank_source = "file name";
 }
+
+// A profile on its own as a trace: its operators as nodes, its rank from its path.
+Trace trace_of_profile(const ProfileTrace& profile, const std::string& path) {
+    Trace t = trace_skeleton_of_profile(profile);
+    take_rank_from_path(t, path);
+    return t;
+}
 }  // namespace
 
 int64_t rank_from_path(const std::string& path) {
@@ -127,9 +134,7 @@ Trace load_trace(const std::string& path) {
             // with itself; load_trace_and_profile reads it once for both).
             KinetoReadOptions quiet;
             quiet.progress = false;
-            Trace t = trace_skeleton_of_profile(read_kineto_trace(path, quiet));
-            take_rank_from_path(t, path);
-            return t;
+            return trace_of_profile(read_kineto_trace(path, quiet), path);
         }
         case FileKind::Unknown: break;
     }
@@ -140,8 +145,7 @@ TraceAndProfile load_trace_and_profile(const std::string& trace_path, const std:
     TraceAndProfile out;
     if (!profile_path.empty() && profile_path == trace_path && detect_file_kind(trace_path) == FileKind::KinetoJson) {
         out.profile = read_kineto_trace(profile_path);
-        out.trace = trace_skeleton_of_profile(*out.profile);
-        take_rank_from_path(out.trace, trace_path);
+        out.trace = trace_of_profile(*out.profile, trace_path);
         return out;
     }
     out.trace = load_trace(trace_path);

@@ -8,6 +8,14 @@ namespace mimic {
 
 namespace {
 
+// A parent the file does not hold: its thread, where its last call was
+// written, and where its calls go.
+struct Missing {
+    uint64_t tid = 0;
+    uint32_t last_child = 0;
+    uint64_t parent = 0;
+};
+
 // Ops still running when the observer stopped (a ProfilerStep label that
 // prof.step() opened, a record_function around et.stop()) are numbered, as
 // they started, but never written, as they had not ended: the calls they
@@ -16,9 +24,8 @@ namespace {
 // its parent is one of them or itself numbered after the first of them; and
 // each is numbered before its calls. A missing parent anywhere else means a
 // broken file.
-template <typename MissingMap>
 bool open_when_stopped(const std::vector<RecordView>& nodes, const std::unordered_set<uint64_t>& ids,
-                       const MissingMap& missing) {
+                       const std::unordered_map<uint64_t, Missing>& missing) {
     std::unordered_map<uint64_t, uint64_t> first_open;  // thread -> lowest missing id on it
     for (const auto& [id, m] : missing) {
         auto [it, fresh] = first_open.emplace(m.tid, id);
@@ -50,12 +57,6 @@ FailedRecordRepair plan_failed_record_repair(const std::vector<RecordView>& node
     }
     plan.id_zero = id_zero.size();
 
-    // Per missing parent: its thread and where its last child was written.
-    struct Missing {
-        uint64_t tid = 0;
-        uint32_t last_child = 0;
-        uint64_t parent = 0;  // where its children go
-    };
     std::unordered_map<uint64_t, Missing> missing;
     size_t orphans = 0;
     for (uint32_t i = 0; i < nodes.size(); ++i) {
