@@ -71,6 +71,7 @@ std::vector<TopLevelOp> top_level_ops(const Trace& trace, std::string* iteration
     std::vector<TopLevelOp> out;
     for (const ChakraPlanNode& p : plan.nodes) {
         if (p.source == UINT32_MAX) continue;  // device events: not on this CPU
+        if (p.queued_collective) continue;     // Gloo's work; its call is the node before
         if (later_piece[p.source]) continue;
         const uint64_t id = trace.nodes[p.source].id.value;
         if (id < lo || id > hi) continue;

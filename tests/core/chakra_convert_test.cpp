@@ -124,10 +124,18 @@ TEST_P(ConvertRealEt, ReadsBackAsAValidChakraTrace) {
             EXPECT_GE(int_attr(out, n, "comm_type"), 0) << "node " << n.id.value;
             EXPECT_GE(int_attr(out, n, "comm_size"), 0) << "node " << n.id.value;
         }
-        emitted.insert(n.id.value);
-        // Same name and schema as the ET node of that id.
-        const NodeIndex src = et.find(n.id);
+        // Same name and schema as the ET node of that id; a collective the
+        // c10d call before it queued takes the id after the call's.
+        NodeIndex src = et.find(n.id);
         ASSERT_NE(src, kNoNode);
+        if (n.chakra_type == ChakraNodeType::CommColl && out.name(n) != et.name(et.nodes[src.value])) {
+            ASSERT_EQ(n.data_deps.count, 1u) << "node " << n.id.value;
+            EXPECT_EQ(out.edges[n.data_deps.begin].value, n.id.value - 1) << "node " << n.id.value;
+            EXPECT_EQ(n.deps.count, 0u) << "node " << n.id.value;
+            src = et.find(NodeId(n.id.value - 1));
+            ASSERT_NE(src, kNoNode);
+        }
+        emitted.insert(et.nodes[src.value].id.value);
         EXPECT_EQ(out.name(n), et.name(et.nodes[src.value]));
         EXPECT_EQ(out.str(n.op_schema), et.str(et.nodes[src.value].op_schema));
     }
@@ -171,16 +179,24 @@ const Node& node_by_id(const Trace& t, uint64_t id) {
 TEST(ConvertRealEt, ResnetCollectivesHaveTypeSizeAndGroup) {
     MIMIC_REQUIRE_TRACE("pytorch/resnet_et.json.gz");
     const Trace out = read_back(write(load_trace(testing::trace_path("pytorch/resnet_et.json.gz")), "resnet"));
-    // c10d::broadcast_ of 53120 floats on process group "0"
-    const Node& bc = node_by_id(out, 436);
+    // c10d::broadcast_ of 53120 floats on process group "0". The ET alone
+    // has no kernel for it, so the call (436) is a COMP node in program order
+    // and the collective the next id, after it and outside program order.
+    const Node& call = node_by_id(out, 436);
+    EXPECT_EQ(call.chakra_type, ChakraNodeType::Comp);
+    const Node& bc = node_by_id(out, 437);
     EXPECT_EQ(out.name(bc), "c10d::broadcast_");
-    EXPECT_EQ(bc.chakra_type, ChakraNodeType::CommColl);
+    ASSERT_EQ(bc.chakra_type, ChakraNodeType::CommColl);
+    EXPECT_EQ(bc.deps.count, 0u);
+    ASSERT_EQ(bc.data_deps.count, 1u);
+    EXPECT_EQ(out.edges[bc.data_deps.begin].value, 436u);
     EXPECT_EQ(int_attr(out, bc, "comm_type"), 5);
     EXPECT_EQ(int_attr(out, bc, "comm_size"), 53120 * 4);
     EXPECT_EQ(out.str(attr(out, bc, "pg_name")->value.payload.str), "0");
     // c10d::allreduce_ of 2049000 floats: size from record_param_comms's in_msg_nelems and dtype
-    const Node& ar = node_by_id(out, 3247);
+    const Node& ar = node_by_id(out, 3248);
     EXPECT_EQ(out.name(ar), "c10d::allreduce_");
+    ASSERT_EQ(ar.chakra_type, ChakraNodeType::CommColl);
     EXPECT_EQ(int_attr(out, ar, "comm_type"), 0);
     EXPECT_EQ(int_attr(out, ar, "comm_size"), 2049000 * 4);
     size_t allreduce = 0, broadcast = 0;
@@ -202,8 +218,9 @@ TEST(ConvertRealEt, AllGatherSizeIsTheInputMessage) {
     MIMIC_REQUIRE_TRACE("pytorch/chakra_sample_1.0.2.json.gz");
     const Trace out =
         read_back(write(load_trace(testing::trace_path("pytorch/chakra_sample_1.0.2.json.gz")), "chakra_sample"));
-    const Node& ag = node_by_id(out, 24);  // c10d::allgather_ of one float per rank
-    EXPECT_EQ(ag.chakra_type, ChakraNodeType::CommColl);
+    const Node& ag = node_by_id(out, 25);  // c10d::allgather_ (24) of one float per rank, queued
+    EXPECT_EQ(out.name(ag), "c10d::allgather_");
+    ASSERT_EQ(ag.chakra_type, ChakraNodeType::CommColl);
     EXPECT_EQ(int_attr(out, ag, "comm_type"), 2);
     EXPECT_EQ(int_attr(out, ag, "comm_size"), 4);
 }
@@ -407,16 +424,63 @@ TEST(ConvertBuilt, NcclKernelCarriesTheCollective) {
     EXPECT_EQ(int_attr(out, node_by_id(out, 6), "num_ops"), 2 * 2 * 3 * 4);
 }
 
-TEST(ConvertBuilt, HostCollectiveWithoutKernelsIsTheCommNode) {
+TEST(ConvertBuilt, HostCollectiveWithoutKernelsIsQueuedWork) {
+    // DDP on Gloo: the backward queues a bucket's all-reduce and goes on; the
+    // op that reads the bucket waits for it, the next op on the thread does not.
+    Builder b;
+    b.add(3, 2, "aten::mul", "aten::mul(Tensor self, Tensor other) -> Tensor", {b.tensor(1, 2, 8)}, {b.tensor(30, 31, 8)}, 1);
+    b.add(4, 2, "c10d::allreduce_", "c10d::allreduce_(Tensor[] tensors, ...)", {b.list({b.tensor(30, 31, 8)}), Builder::object()},
+          {}, 1);
+    b.add(6, 2, "aten::mm", "aten::mm(Tensor self, Tensor mat2) -> Tensor", {b.tensor(7, 8, 8)}, {b.tensor(9, 10, 8)}, 1);
+    b.add(7, 2, "aten::copy_", "aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
+          {b.tensor(11, 12, 8), b.tensor(30, 31, 8)}, {b.tensor(11, 12, 8)}, 1);
+    b.t.finalize();
+    const Trace out = read_back(write(b.t, "gloo"));
+    expect_valid_dag(out);
+    ASSERT_EQ(out.nodes.size(), 5u);
+    const Node& call = node_by_id(out, 4);
+    const Node& coll = node_by_id(out, 5);
+    EXPECT_EQ(call.chakra_type, ChakraNodeType::Comp);
+    EXPECT_TRUE(bool_attr(out, call, "is_cpu_op"));
+    ASSERT_EQ(coll.chakra_type, ChakraNodeType::CommColl);
+    EXPECT_FALSE(bool_attr(out, coll, "is_cpu_op"));
+    EXPECT_EQ(int_attr(out, coll, "comm_type"), 0);
+    EXPECT_EQ(int_attr(out, coll, "comm_size"), 32);
+    ASSERT_EQ(coll.data_deps.count, 1u);
+    EXPECT_EQ(out.edges[coll.data_deps.begin].value, 4u);
+    const Node& mm = node_by_id(out, 6);
+    ASSERT_EQ(mm.deps.count, 1u);
+    EXPECT_EQ(out.edges[mm.deps.begin].value, 4u);  // after the call, not the collective
+    const Node& copy = node_by_id(out, 7);
+    ASSERT_EQ(copy.data_deps.count, 1u);
+    EXPECT_EQ(out.edges[copy.data_deps.begin].value, 5u);  // reads the reduced bucket
+}
+
+TEST(ConvertBuilt, CollectiveWithoutAFreeIdOrTensorIsWaitedOn) {
+    // The next id is another op's, and a barrier has nothing to wait on: each
+    // stays one COMM node in program order.
     Builder b;
     b.add(3, 2, "c10d::allgather_", "c10d::allgather_(Tensor[][] output_tensors, Tensor[] input_tensors, ...)",
           {b.list({b.list({b.tensor(30, 31, 8), b.tensor(32, 33, 8)})}), b.list({b.tensor(34, 35, 8)}), Builder::object()});
+    b.add(4, 2, "aten::relu", "aten::relu(Tensor self) -> Tensor", {b.tensor(1, 2, 4)}, {b.tensor(3, 4, 4)}, 1);
+    b.add(5, 2, "c10d::barrier", "c10d::barrier(...)", {Builder::object()});
+    b.add(7, 2, "aten::neg", "aten::neg(Tensor self) -> Tensor", {b.tensor(5, 6, 4)}, {b.tensor(7, 8, 4)}, 1);
     b.t.finalize();
     const Trace out = read_back(write(b.t, "gloo"));
-    ASSERT_EQ(out.nodes.size(), 1u);
-    EXPECT_EQ(out.nodes[0].chakra_type, ChakraNodeType::CommColl);
-    EXPECT_EQ(int_attr(out, out.nodes[0], "comm_type"), 2);
-    EXPECT_EQ(int_attr(out, out.nodes[0], "comm_size"), 32);  // the input list, not the gathered output
+    ASSERT_EQ(out.nodes.size(), 4u);
+    const Node& ag = node_by_id(out, 3);
+    EXPECT_EQ(ag.chakra_type, ChakraNodeType::CommColl);
+    EXPECT_EQ(int_attr(out, ag, "comm_type"), 2);
+    EXPECT_EQ(int_attr(out, ag, "comm_size"), 32);  // the input list, not the gathered output
+    const Node& relu = node_by_id(out, 4);
+    ASSERT_EQ(relu.deps.count, 1u);
+    EXPECT_EQ(out.edges[relu.deps.begin].value, 3u);
+    const Node& barrier = node_by_id(out, 5);
+    EXPECT_EQ(barrier.chakra_type, ChakraNodeType::CommColl);
+    EXPECT_EQ(int_attr(out, barrier, "comm_type"), 9);
+    const Node& neg = node_by_id(out, 7);
+    ASSERT_EQ(neg.deps.count, 1u);
+    EXPECT_EQ(out.edges[neg.deps.begin].value, 5u);
 }
 
 TEST(ConvertBuilt, SendAndRecvNamePeersAndTags) {

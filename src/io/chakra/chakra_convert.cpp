@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "io/chakra/chakra_flops.h"
 #include "io/chakra/chakra_values.h"
@@ -41,10 +42,17 @@ public:
     ChakraPlan run() {
         mark_owners();
         plan_index_.assign(trace_.nodes.size(), kNone);
+        std::vector<uint32_t> hosts;
         for (NodeIndex i : trace_.execution_order()) {
-            if (owner_[i.value] == i.value && trace_.find(trace_.nodes[i.value].id) == i) add_host_node(i.value);
-            else ++plan_.et_nodes_skipped;
+            if (owner_[i.value] == i.value && trace_.find(trace_.nodes[i.value].id) == i) {
+                hosts.push_back(i.value);
+                host_ids_.insert(trace_.nodes[i.value].id.value);
+            } else {
+                ++plan_.et_nodes_skipped;
+            }
         }
+        mark_kernel_collectives();
+        for (uint32_t i : hosts) add_host_node(i);
         add_device_events();
         return std::move(plan_);
     }
@@ -122,6 +130,32 @@ private:
         }
     }
 
+    // Top-level ops one of whose device events is an NCCL kernel: that kernel
+    // is their collective, so the op is not split (add_device_events moves the
+    // COMM type onto the kernel).
+    void mark_kernel_collectives() {
+        launches_kernel_.assign(trace_.nodes.size(), 0);
+        for (const DeviceEvent& ev : trace_.device_events) {
+            if (ev.launcher == kNoNode || ev.launcher.value >= owner_.size()) continue;
+            const uint32_t owner = owner_[ev.launcher.value];
+            if (owner != kNone && contains_nccl(trace_.str(ev.name))) launches_kernel_[owner] = 1;
+        }
+    }
+
+    bool has_tensor(const Node& node) const {
+        bool any = false;
+        for_each_tensor(trace_, node.inputs, [&](const TensorMeta&) { any = true; });
+        for_each_tensor(trace_, node.outputs, [&](const TensorMeta&) { any = true; });
+        return any;
+    }
+
+    // A collective the c10d call only queues (see the header): no kernel of
+    // its own, tensors to wait on, and a free id after the call's.
+    bool queues_collective(uint32_t idx, const ChakraPlanNode& pn) const {
+        return pn.type == ChakraNodeType::CommColl && pn.comm.type != CollectiveType::Barrier && !launches_kernel_[idx] &&
+               host_ids_.count(pn.id + 1) == 0 && has_tensor(trace_.nodes[idx]);
+    }
+
     void add_edge_unique(uint32_t begin, uint64_t id) {
         for (size_t k = begin; k < plan_.edges.size(); ++k)
             if (plan_.edges[k] == id) return;
@@ -163,11 +197,33 @@ private:
             if (it != last_writer_.end()) add_edge_unique(pn.data_begin, plan_.nodes[it->second].id);
         });
         pn.data_count = static_cast<uint32_t>(plan_.edges.size()) - pn.data_begin;
-        for_each_tensor(trace_, node.outputs,
-                        [&](const TensorMeta& t) { last_writer_[TensorKey{t.tensor_id, t.storage_id}] = self; });
 
         plan_index_[idx] = self;
+        if (!queues_collective(idx, pn)) {
+            for_each_tensor(trace_, node.outputs,
+                            [&](const TensorMeta& t) { last_writer_[TensorKey{t.tensor_id, t.storage_id}] = self; });
+            plan_.nodes.push_back(pn);
+            return;
+        }
+        ChakraPlanNode collective = pn;
+        pn.type = ChakraNodeType::Comp;
+        pn.is_cpu_op = true;
         plan_.nodes.push_back(pn);
+
+        collective.id = pn.id + 1;
+        collective.is_cpu_op = false;
+        collective.num_ops = -1;
+        collective.queued_collective = true;
+        collective.ctrl_begin = static_cast<uint32_t>(plan_.edges.size());
+        collective.ctrl_count = 0;
+        collective.data_begin = collective.ctrl_begin;
+        plan_.edges.push_back(pn.id);
+        collective.data_count = 1;
+        const uint32_t twin = static_cast<uint32_t>(plan_.nodes.size());
+        auto written = [&](const TensorMeta& t) { last_writer_[TensorKey{t.tensor_id, t.storage_id}] = twin; };
+        for_each_tensor(trace_, node.inputs, written);
+        for_each_tensor(trace_, node.outputs, written);
+        plan_.nodes.push_back(collective);
     }
 
     void add_device_events() {
@@ -175,6 +231,7 @@ private:
         if (events.empty()) return;
         uint64_t next_id = 0;
         for (const Node& n : trace_.nodes) next_id = std::max(next_id, n.id.value);
+        for (const ChakraPlanNode& p : plan_.nodes) next_id = std::max(next_id, p.id);  // a collective after the last op
         ++next_id;
         std::vector<uint32_t> order(events.size());
         for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
@@ -232,6 +289,8 @@ private:
     std::vector<uint32_t> plan_index_;
     std::vector<std::pair<uint32_t, bool>> stack_;
     std::unordered_map<uint64_t, uint32_t> last_on_thread_;
+    std::unordered_set<uint64_t> host_ids_;  // ids of the ET's top-level ops
+    std::vector<uint8_t> launches_kernel_;
     std::unordered_map<TensorKey, uint32_t, TensorKeyHash> last_writer_;
 };
 

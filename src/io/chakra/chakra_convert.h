@@ -18,10 +18,20 @@
 //   the Chakra node that contains its launcher. An NCCL kernel of a
 //   collective becomes the COMM node and the host op a COMP node, so the
 //   transfer is counted once.
+// - A collective with no device kernel (Gloo on CPU tensors) is two nodes:
+//   the c10d call, a COMP node in its thread's program order, and the
+//   collective, a COMM node after it under the next unused id, outside
+//   program order. The call only queues the work on Gloo's threads and
+//   returns (DDP's bucket all-reduces run during the backward); ops that
+//   read or write its tensors wait for the collective through data deps,
+//   the ops after it on the thread do not. Where the id after the call is
+//   another node's, or for a barrier (no tensor to wait on), it stays one
+//   COMM node in program order, which the thread waits on.
 // Dependencies: ctrl_deps give program order per thread (each top-level op
 // depends on the previous one on its thread) and per stream (each device
 // event on the previous one on its stream); data_deps give launch -> kernel
-// and tensor producer -> consumer, by (tensor_id, storage_id) last writer.
+// and tensor producer -> consumer, by (tensor_id, storage_id) last writer
+// (a collective writes its tensors in place).
 // All point to nodes with smaller ids (ET ids are in start order; device
 // events get ids after the largest ET id, in start order), so the graph has
 // no cycles.
@@ -46,6 +56,9 @@ struct ChakraPlanNode {
     uint32_t ctrl_begin = 0, ctrl_count = 0;  // into ChakraPlan::edges
     uint32_t data_begin = 0, data_count = 0;
     CommInfo comm;              // for COMM_* nodes
+    // The collective half of a CPU collective split in two (see above); its
+    // source is the c10d call, whose cost is the other half's.
+    bool queued_collective = false;
     int64_t num_ops = -1;       // FLOPs; -1 unknown
     uint64_t tensor_size = 0;   // bytes of inputs + outputs
 };
