@@ -17,6 +17,8 @@
 
 namespace mimic::sim {
 
+class SharedCores;
+
 // What to run when a send or receive completes; a null target does nothing.
 struct Handler {
     EventTarget* target = nullptr;
@@ -34,6 +36,8 @@ public:
     // stands for the one it receives from the NPU at offset -d, sent at the
     // same time by symmetry. Messages then match on (tag, size, offset).
     void set_mirrored(bool mirrored) { mirrored_ = mirrored; }
+    // Ranks share hosts' cores: a message leaves at its sender's share (congestion-unaware model).
+    void share_cores(const SharedCores* cores) { cores_ = cores; }
     // The offset from one NPU to another, per dimension modulo its size, as an NPU id.
     int offset_between(int src, int dst) const;
 
@@ -114,6 +118,7 @@ private:
     NetworkConfig config_;
     bool aware_;
     bool mirrored_ = false;
+    const SharedCores* cores_ = nullptr;
     EventQueue& queue_;
     std::vector<int> stride_;  // NPUs per step of each dimension
     std::unordered_map<Key, Channel, KeyHash> channels_;

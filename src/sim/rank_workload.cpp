@@ -5,6 +5,7 @@
 #include <string>
 
 #include "sim/remote_memory.h"
+#include "sim/shared_cores.h"
 #include "support/error.h"
 
 namespace mimic::sim {
@@ -87,6 +88,7 @@ void RankWorkload::occupy(const WorkloadNode& node, int delta) {
     if (node.is_cpu_op) cpu_ops_ += delta;
     else if (node.type == ChakraNodeType::Comp) gpu_comp_ops_ += delta;
     else if (node.type != ChakraNodeType::CommRecv) gpu_comm_ops_ += delta;
+    if (cores_) cores_->set_demand(rank_, cpu_ops_, gpu_comm_ops_ > 0);
 }
 
 void RankWorkload::issue_ready() {
@@ -134,7 +136,8 @@ void RankWorkload::issue(uint32_t i) {
         if (scale != 1) runtime = std::max<Tick>(1, static_cast<Tick>(std::llround(static_cast<double>(runtime) * scale)));
         if (!node.is_cpu_op) gpu_busy_ += runtime;
         else cpu_busy_ += runtime;
-        after(runtime, i);
+        if (cores_ && node.is_cpu_op) cores_->start(rank_, runtime, this, kNodeDone, i);
+        else after(runtime, i);
     };
     if (setup.system.replay_only) {
         replay();

@@ -16,6 +16,7 @@
 namespace mimic::sim {
 
 class RemoteMemory;
+class SharedCores;
 
 // What one rank did, in ns.
 struct RankResult {
@@ -42,6 +43,8 @@ public:
     RankWorkload(const RankGraph& graph, int rank, std::string file, RankSystem& system, RemoteMemory& memory);
 
     void start();
+    // CPU ops run on cores this rank shares with others (see shared_cores.h).
+    void share_cores(SharedCores* cores) { cores_ = cores; }
     bool finished() const { return finished_; }
     RankResult result() const;
     // Nodes issued and not done, for deadlock reports.
@@ -78,6 +81,7 @@ private:
     std::string file_;
     RankSystem& system_;
     RemoteMemory& memory_;
+    SharedCores* cores_ = nullptr;
     // Ready nodes (positions, which are in id order) by the resource they
     // take: CPU, GPU compute, GPU communication, none (receives). Only the
     // first of a busy resource's set could go next, so issuing looks at one

@@ -133,6 +133,7 @@ std::string obstacle_in(const SimulationInput& input, const SharedSetup& setup) 
     if (input.graphs.empty()) return "no ranks";
     if (input.options.congestion_aware) return "links contend (congestion-aware model)";
     if (!input.options.straggler.empty()) return "a straggler rank";
+    if (input.options.host_cores.enabled()) return "ranks share a host's cores";
     if (setup.system.any_custom()) return "custom collective implementations (a graph of its own per NPU)";
     const RankGraph& first = *input.graphs[0];
     for (size_t r = 1; r < input.graphs.size(); ++r)
@@ -237,6 +238,7 @@ SimulationResult simulate(const SimulationInput& input, const SimulationOptions&
 
     EventQueue queue(simulated);
     Network network(setup.network, input.options.congestion_aware, queue);
+    SharedCores cores(input.options.host_cores, simulated, queue);
     network.set_mirrored(result.simulated_once);
     RemoteMemory memory(input.memory);
     std::vector<std::unique_ptr<RankSystem>> systems;
@@ -259,6 +261,10 @@ SimulationResult simulate(const SimulationInput& input, const SimulationOptions&
         const std::string file = r < static_cast<int>(input.files.size()) ? input.files[static_cast<size_t>(r)] : graph.file;
         workloads.push_back(std::make_unique<RankWorkload>(graph, r, file, *systems[static_cast<size_t>(r)], memory));
         relays[static_cast<size_t>(r)]->target = workloads.back().get();
+    }
+    if (cores.enabled()) {
+        network.share_cores(&cores);
+        for (auto& w : workloads) w->share_cores(&cores);
     }
     for (auto& w : workloads) w->start();
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/shared_cores.h"
+
 namespace mimic::sim {
 
 enum class CollectiveKind : uint8_t { AllReduce, ReduceScatter, AllGather, AllToAll };
@@ -70,6 +72,8 @@ struct RunOptions {
     bool congestion_aware = false;
     // What-if: these ranks compute this many times slower (--straggler RANK=FACTOR).
     std::map<int, double> straggler;
+    // Ranks sharing a host's cores (mimic predict of local Gloo ranks); off for ASTRA-sim's inputs.
+    HostCores host_cores;
 };
 
 // Remote memory (ASTRA-sim's remote-memory JSON).

@@ -45,6 +45,8 @@ struct PredictArgs {
     std::string device = "auto";
     std::string network, system, memory;
     int ranks = 0;
+    int ranks_per_host = 0;     // 0: as the recordings say
+    double cores_per_host = 0;  // 0: as the recordings say
     int threads = 0;
     bool unseen = false;
     std::string costs = "costs.db";
@@ -169,6 +171,40 @@ void check_threads(const model::CostDb& db, int threads) {
                                              std::to_string(threads));
 }
 
+// Which ranks share a host's cores, and how many it has: as given, else as the
+// recordings' meta.json say (every rank on one host name: all of them, on its
+// usable cores). A what-if of --ranks N has one recording, so its ranks have
+// hosts of their own unless --ranks-per-host says otherwise.
+sim::HostCores host_cores_for(const PredictArgs& args, const std::vector<TraceInput>& inputs, int ranks, int threads,
+                              std::string& how) {
+    sim::HostCores h;
+    h.compute_threads = threads;
+    std::vector<MachineInfo> machines;
+    for (const TraceInput& in : inputs)
+        if (!in.meta_path.empty())
+            if (auto m = read_machine_from_meta(in.meta_path)) machines.push_back(*m);
+    h.ranks_per_host = args.ranks_per_host;
+    how = "as given";
+    if (h.ranks_per_host == 0 && args.ranks == 0 && ranks > 1 && machines.size() == inputs.size()) {
+        bool one_host = !machines[0].hostname.empty();
+        for (const MachineInfo& m : machines) one_host = one_host && m.hostname == machines[0].hostname;
+        if (one_host) {
+            h.ranks_per_host = ranks;
+            how = "recorded on one host, " + machines[0].hostname;
+        }
+    }
+    h.cores = args.cores_per_host;
+    if (h.cores <= 0 && !machines.empty()) {
+        const MachineInfo& m = machines[0];
+        const std::optional<int64_t> cores = m.usable_cores ? m.usable_cores : m.logical_cores;
+        if (cores) h.cores = static_cast<double>(*cores);
+    }
+    if (h.enabled() && h.cores <= 0)
+        fail({"--cores-per-host", -1, -1, ""}, "ranks share a host (--ranks-per-host " + std::to_string(h.ranks_per_host) +
+                                                   ") but its cores are not recorded; give --cores-per-host");
+    return h;
+}
+
 int run_ranks(const PredictArgs& args, const model::CostDb& db) {
     const std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
     const int threads = threads_for(args, db, inputs.empty() ? "" : inputs[0].meta_path);
@@ -191,6 +227,9 @@ int run_ranks(const PredictArgs& args, const model::CostDb& db) {
         input.comm_groups = w.comm_groups;
         input.comm_groups_source = args.trace;
     }
+    std::string hosts_from;
+    input.options.host_cores = host_cores_for(args, inputs, static_cast<int>(input.graphs.size()), threads, hosts_from);
+    const sim::HostCores& hc = input.options.host_cores;
     sim::SimulationOptions options;
     options.record_spans = !args.timeline.empty();
     sim::SimulationResult r = sim::simulate(input, options);
@@ -207,6 +246,7 @@ int run_ranks(const PredictArgs& args, const model::CostDb& db) {
         jw.field("exposed_communication_ms", static_cast<double>(r.ranks[0].finish_ns - std::min(r.ranks[0].finish_ns, r.ranks[0].cpu_compute_ns + r.ranks[0].gpu_compute_ns)) / 1e6);
         jw.end_object();
         jw.key("critical_path").begin_array().end_array();
+        jw.key("host_cores").begin_object().field("ranks_per_host", hc.enabled() ? hc.ranks_per_host : 1).field("cores", hc.cores).field("threads_per_op", hc.compute_threads).field("threads_per_collective", hc.comm_threads).end_object();
         jw.key("simulation").raw(sim::format_json(r, 0));
         jw.end_object();
         write_output(args.json, jw.str() + "\n");
@@ -217,6 +257,11 @@ int run_ranks(const PredictArgs& args, const model::CostDb& db) {
     }
     std::printf("predicted iteration: %s ms over %zu ranks (ops from %s, collectives simulated on %s)\n", analysis::fixed(static_cast<double>(last) / 1e6).c_str(),
                 r.ranks.size(), args.costs.c_str(), args.network.c_str());
+    if (hc.enabled())
+        std::printf("ranks share hosts (%s): %d per host on %s cores; ops slow down while their threads (%s each) and "
+                    "collectives in flight (%s each) outnumber the cores (--ranks-per-host 1: a host per rank)\n",
+                    hosts_from.c_str(), hc.ranks_per_host, analysis::fixed(hc.cores, 0).c_str(), analysis::fixed(hc.compute_threads, 0).c_str(),
+                    analysis::fixed(hc.comm_threads, 0).c_str());
     std::printf("%s", sim::format_table(r).c_str());
     return r.errors.empty() ? 0 : 1;
 }
@@ -441,6 +486,12 @@ const Registrar registrar{{
         app.add_flag("--unseen", args->unseen,
                      "predict as if this trace's op signatures (at its recorded batch and at --batch-scale) had never been measured (family models only), and report their per-op error");
         app.add_option("--ranks", args->ranks, "run one data-parallel rank's trace on N ranks");
+        app.add_option("--ranks-per-host", args->ranks_per_host,
+                       "many ranks: K consecutive ranks share a host's cores, their ops slowing while more threads want "
+                       "them than it has (default: all ranks when the recordings name one host; 1: a host per rank)")
+            ->check(CLI::Range(1, 1 << 20));
+        app.add_option("--cores-per-host", args->cores_per_host, "cores of a host that ranks share (default: the recording's usable cores)")
+            ->check(above_zero());
         app.add_option("--costs", args->costs, "cost database from mimic calibrate (default costs.db)");
         app.add_option("--json", args->json, "also write the prediction as JSON to FILE ('-': JSON alone on stdout)");
         app.add_option("--top", args->top, "critical-path ops to list (default 10)");
