@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/workload_graph.h"
@@ -18,6 +19,9 @@ struct TraceWorkload {
     std::vector<RankGraph> graphs;                   // graphs[r] is rank r
     std::map<int, std::vector<int>> comm_groups;     // process groups other than the world's
     std::vector<std::string> notes;                  // what was inferred (ranks by position, missing durations)
+    // rank -> node id -> the op's name, for predict's critical path (filled
+    // only when a HostOpTime is given: thousands of simulated ranks need none).
+    std::map<int64_t, std::unordered_map<uint64_t, std::string>> node_names;
 };
 
 // Expands the inputs as every mimic command does (files, a recording

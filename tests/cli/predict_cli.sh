@@ -98,6 +98,25 @@ PY
         --what-if ranks=2,4 --json "$work/wr.json" > /dev/null 2> "$work/wr.err" || fail "--what-if ranks: $(cat "$work/wr.err")"
     python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results']; assert sorted(x['value'] for x in r) == ['2', '4'] and all(x['iteration_ms'] > 0 for x in r), r" \
         "$work/wr.json" || fail "--what-if ranks JSON: $(cat "$work/wr.json")"
+    # Many ranks: the critical path is the chain that set the last rank's
+    # finish (ending at it); two ranks on one core run their ops at half speed.
+    net2=(--network "$work/net/network_2ranks.yml" --system "$work/net/system.json")
+    "$mimic" predict "$work/mlp" --costs "$work/costs.db" --ranks 2 "${net2[@]}" --json "$work/own.json" > "$work/own.txt" 2>&1 \
+        || fail "predict --ranks 2: $(cat "$work/own.txt")"
+    grep -q "critical path of rank" "$work/own.txt" || fail "no critical path printed: $(cat "$work/own.txt")"
+    "$mimic" predict "$work/mlp" --costs "$work/costs.db" --ranks 2 "${net2[@]}" --ranks-per-host 2 --cores-per-host 1 \
+        --json "$work/shared.json" > /dev/null 2>&1 || fail "predict --ranks-per-host"
+    python3 - "$work/own.json" "$work/shared.json" <<'PY' || fail "critical path or shared cores"
+import json, sys
+own, shared = (json.load(open(p)) for p in sys.argv[1:3])
+path = own["critical_path"]
+assert path and all(p["op_us"] >= 0 and p["name"] for p in path), path[:3]
+end_us = path[-1]["start_us"] + path[-1]["op_us"]
+assert abs(end_us / 1e3 - own["iteration_ms"]) < 1e-3, (end_us, own["iteration_ms"])
+assert all(a["start_us"] + a["op_us"] <= b["start_us"] + 1e-6 for a, b in zip(path, path[1:])), "path overlaps itself"
+assert own["host_cores"]["ranks_per_host"] == 1 and shared["host_cores"]["ranks_per_host"] == 2, (own["host_cores"], shared["host_cores"])
+assert shared["iteration_ms"] > own["iteration_ms"] * 1.3, (shared["iteration_ms"], own["iteration_ms"])
+PY
     # Calibrated at 2x too (calibrate --batch-scales): every op of the 2x step is a measured signature.
     "$mimic" calibrate "$work/mlp" --out "$work/costs2.db" --quick --batch-scales 2 > /dev/null 2> "$work/cal3.err" \
         || fail "calibrate --batch-scales: $(cat "$work/cal3.err")"

@@ -21,6 +21,7 @@
 #include "io/recording/recording_dir.h"
 #include "link/link_profile.h"
 #include "model/gpu_estimate.h"
+#include "sim/critical_path.h"
 #include "sim/sim_report.h"
 #include "sim/simulator.h"
 #include "sim/trace_workload.h"
@@ -205,6 +206,66 @@ sim::HostCores host_cores_for(const PredictArgs& args, const std::vector<TraceIn
     return h;
 }
 
+// The critical path of the rank that finished last (rank 0 when one rank stood
+// for all), each node named as in its trace.
+struct RankCriticalPath {
+    int rank = 0;
+    sim::Tick finish_ns = 0;
+    struct Step {
+        uint64_t node_id;
+        std::string name, family;
+        double start_us, duration_us;
+    };
+    std::vector<Step> steps;
+};
+
+RankCriticalPath rank_critical_path(const sim::SimulationResult& r, const sim::SimulationInput& input, const sim::TraceWorkload& w) {
+    RankCriticalPath out;
+    for (const sim::RankResult& x : r.ranks)
+        if (x.finish_ns > out.finish_ns && (!r.simulated_once || x.rank == 0)) {
+            out.rank = x.rank;
+            out.finish_ns = x.finish_ns;
+        }
+    const sim::RankGraph& graph = *input.graphs[static_cast<size_t>(out.rank)];
+    // --ranks N copies one trace, whose names are under its own rank.
+    auto names = w.node_names.find(out.rank);
+    if (names == w.node_names.end()) names = w.node_names.begin();
+    for (const sim::CriticalStep& s : sim::critical_path(r, graph, out.rank)) {
+        const uint64_t id = graph.nodes[s.node].id;
+        std::string name;
+        if (names != w.node_names.end())
+            if (auto it = names->second.find(id); it != names->second.end()) name = it->second;
+        const std::string family = s.kind == sim::NodeClass::Comm ? "communication"
+                                   : s.kind == sim::NodeClass::Gpu ? "gpu"
+                                                                   : model::family_name(model::family_of(name));
+        out.steps.push_back({id, name, family, static_cast<double>(s.start_ns) / 1e3, static_cast<double>(s.end_ns - s.start_ns) / 1e3});
+    }
+    return out;
+}
+
+// Its time by family, then its longest nodes.
+void print_rank_critical_path(const RankCriticalPath& path, int top) {
+    if (path.steps.empty()) return;
+    std::map<std::string, double> by_family;
+    double on_path_us = 0;
+    for (const auto& s : path.steps) {
+        by_family[s.family] += s.duration_us;
+        on_path_us += s.duration_us;
+    }
+    const double finish_us = static_cast<double>(path.finish_ns) / 1e3;
+    std::printf("critical path of rank %d: %zu nodes, %s of its %s ms (the rest idle between them):", path.rank, path.steps.size(),
+                analysis::fixed(on_path_us / 1e3).c_str(), analysis::fixed(finish_us / 1e3).c_str());
+    for (const auto& [family, us] : by_family) std::printf(" %s %s ms", family.c_str(), analysis::fixed(us / 1e3).c_str());
+    std::printf("\n");
+    std::vector<const RankCriticalPath::Step*> longest;
+    for (const auto& s : path.steps) longest.push_back(&s);
+    std::sort(longest.begin(), longest.end(), [](auto* a, auto* b) { return a->duration_us > b->duration_us; });
+    for (size_t i = 0; i < longest.size() && static_cast<int>(i) < top; ++i)
+        std::printf("  %8s ms  %5.1f%%  %s (node %llu, %s)\n", analysis::fixed(longest[i]->duration_us / 1e3, 3).c_str(),
+                    100 * longest[i]->duration_us / std::max(finish_us, 1e-9), longest[i]->name.c_str(),
+                    static_cast<unsigned long long>(longest[i]->node_id), longest[i]->family.c_str());
+}
+
 int run_ranks(const PredictArgs& args, const model::CostDb& db) {
     const std::vector<TraceInput> inputs = expand_trace_inputs({args.trace});
     const int threads = threads_for(args, db, inputs.empty() ? "" : inputs[0].meta_path);
@@ -231,8 +292,9 @@ int run_ranks(const PredictArgs& args, const model::CostDb& db) {
     input.options.host_cores = host_cores_for(args, inputs, static_cast<int>(input.graphs.size()), threads, hosts_from);
     const sim::HostCores& hc = input.options.host_cores;
     sim::SimulationOptions options;
-    options.record_spans = !args.timeline.empty();
+    options.record_spans = true;  // for the critical path
     sim::SimulationResult r = sim::simulate(input, options);
+    const RankCriticalPath path = rank_critical_path(r, input, w);
     if (!args.timeline.empty()) write_output(args.timeline, sim::format_timeline(r, input));
     r.warnings.insert(r.warnings.begin(), warnings.begin(), warnings.end());
     sim::Tick last = 0;
@@ -245,7 +307,13 @@ int run_ranks(const PredictArgs& args, const model::CostDb& db) {
         jw.field("communication_ms", static_cast<double>(r.ranks[0].comm_ns) / 1e6);
         jw.field("exposed_communication_ms", static_cast<double>(r.ranks[0].finish_ns - std::min(r.ranks[0].finish_ns, r.ranks[0].cpu_compute_ns + r.ranks[0].gpu_compute_ns)) / 1e6);
         jw.end_object();
-        jw.key("critical_path").begin_array().end_array();
+        jw.key("critical_path_rank").value(path.rank);
+        jw.key("critical_path").begin_array();
+        for (const auto& s : path.steps)
+            jw.begin_object().field("node_id", s.node_id).field("name", s.name).field("family", s.family).field("start_us", s.start_us)
+                .field("op_us", s.duration_us).field("host_us", 0.0).field("share", s.duration_us * 1e3 / std::max<double>(1.0, static_cast<double>(path.finish_ns)))
+                .end_object();
+        jw.end_array();
         jw.key("host_cores").begin_object().field("ranks_per_host", hc.enabled() ? hc.ranks_per_host : 1).field("cores", hc.cores).field("threads_per_op", hc.compute_threads).field("threads_per_collective", hc.comm_threads).end_object();
         jw.key("simulation").raw(sim::format_json(r, 0));
         jw.end_object();
@@ -263,6 +331,7 @@ int run_ranks(const PredictArgs& args, const model::CostDb& db) {
                     hosts_from.c_str(), hc.ranks_per_host, analysis::fixed(hc.cores, 0).c_str(), analysis::fixed(hc.compute_threads, 0).c_str(),
                     analysis::fixed(hc.comm_threads, 0).c_str());
     std::printf("%s", sim::format_table(r).c_str());
+    print_rank_critical_path(path, args.top);
     return r.errors.empty() ? 0 : 1;
 }
 
