@@ -77,12 +77,7 @@ RankGraph graph_of(const Trace& trace, int rank, TraceWorkload& out, const HostO
         deps.assign(plan.edges.begin() + p.ctrl_begin, plan.edges.begin() + p.ctrl_begin + p.ctrl_count);
         deps.insert(deps.end(), plan.edges.begin() + p.data_begin, plan.edges.begin() + p.data_begin + p.data_count);
         builder.add(node, deps);
-        if (host_op_time) {
-            const std::string_view name = p.device_event != UINT32_MAX ? trace.str(trace.device_events[p.device_event].name)
-                                          : p.source != UINT32_MAX        ? trace.str(trace.nodes[p.source].name)
-                                                                          : std::string_view();
-            out.node_names[rank][p.id] = std::string(name);
-        }
+        if (host_op_time) out.node_names[rank][p.id] = std::string(plan_node_name(trace, p));
     }
     if (comp > 0 && timed == 0)
         out.notes.push_back(trace.source_path + ": no compute durations (no profile linked): compute takes 1 ns per node");

@@ -42,13 +42,17 @@ struct Host {
         while (queue.run_one()) {
         }
     }
+    // An op on each rank from time 0, run to the end.
+    void run_both(Tick a_ns, Tick b_ns) {
+        a.run(a_ns);
+        b.run(b_ns);
+        run();
+    }
 };
 
 TEST(SharedCores, TwoOpsOnOneCoreShareItThenTheLastRunsAlone) {
     Host h({2, 1.0, 1, 1});
-    h.a.run(1000);
-    h.b.run(500);
-    h.run();
+    h.run_both(1000, 500);
     // Half a core each: b's 500 ns of work end at 1000; a has 500 left, alone.
     EXPECT_EQ(h.b.done_at, std::vector<Tick>{1000});
     EXPECT_EQ(h.a.done_at, std::vector<Tick>{1500});
@@ -56,9 +60,7 @@ TEST(SharedCores, TwoOpsOnOneCoreShareItThenTheLastRunsAlone) {
 
 TEST(SharedCores, EnoughCoresOrAHostPerRankChangeNothing) {
     Host two_cores({2, 2.0, 1, 1});
-    two_cores.a.run(1000);
-    two_cores.b.run(500);
-    two_cores.run();
+    two_cores.run_both(1000, 500);
     EXPECT_EQ(two_cores.a.done_at, std::vector<Tick>{1000});
     EXPECT_EQ(two_cores.b.done_at, std::vector<Tick>{500});
     Host own({1, 1.0, 1, 1});

@@ -298,4 +298,9 @@ private:
 
 ChakraPlan plan_chakra_nodes(const Trace& trace) { return Planner(trace).run(); }
 
+std::string_view plan_node_name(const Trace& trace, const ChakraPlanNode& node) {
+    if (node.device_event != UINT32_MAX) return trace.str(trace.device_events[node.device_event].name);
+    return node.source != UINT32_MAX ? trace.str(trace.nodes[node.source].name) : std::string_view();
+}
+
 }  // namespace mimic

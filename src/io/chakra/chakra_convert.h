@@ -38,6 +38,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "io/chakra/chakra_comm.h"
@@ -73,5 +74,8 @@ struct ChakraPlan {
 // Throws nothing on odd input: nodes it cannot place are counted, not fatal.
 // `trace` must be finalized (Trace::finalize).
 ChakraPlan plan_chakra_nodes(const Trace& trace);
+
+// A plan node's name: its device event's (a kernel) or its ET node's.
+std::string_view plan_node_name(const Trace& trace, const ChakraPlanNode& node);
 
 }  // namespace mimic

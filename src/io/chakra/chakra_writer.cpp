@@ -82,9 +82,7 @@ void write_converted_nodes(const Trace& trace, ChakraNodeEmitter& em, ChakraWrit
     for (size_t i = 0; i < plan.nodes.size(); ++i) {
         const ChakraPlanNode& p = plan.nodes[i];
         const bool device = p.device_event != UINT32_MAX;
-        const std::string_view name =
-            device ? trace.str(trace.device_events[p.device_event].name) : trace.str(trace.nodes[p.source].name);
-        em.begin(p.id, name, p.type, stats);
+        em.begin(p.id, plan_node_name(trace, p), p.type, stats);
         em.deps(PbNode::kCtrlDepsFieldNumber, p.ctrl_count, [&](size_t k) { return edges[p.ctrl_begin + k]; });
         em.deps(PbNode::kDataDepsFieldNumber, p.data_count, [&](size_t k) { return edges[p.data_begin + k]; });
         stats.ctrl_deps += p.ctrl_count;
