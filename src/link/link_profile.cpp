@@ -139,7 +139,10 @@ LinkStats link_profile(Trace& trace, const ProfileTrace& profile, const LinkOpti
     NameMap names(trace, profile);
     if (options.by_record_function_id) match_by_record_function_id(trace, profile, names, match, stats);
     if (options.by_sequence_number) match_by_sequence_number(trace, profile, names, match);
-    if (options.in_order) match_in_order(trace, profile, names, match, stats);
+    if (options.in_order) {
+        match_in_order(trace, profile, names, match, stats);
+        match_worker_labels(trace, profile, names, match);
+    }
     stats.nesting_conflicts = drop_unnested_links(trace, profile, match);
     fill_timing(trace, profile, match);
     find_unrecorded_callers(trace, profile, match);

@@ -11,6 +11,8 @@
 //  3. in order: per thread, the ET nodes (sorted by id) and the profiler's
 //     host events (sorted by start) are aligned by name, skipping what either
 //     side lacks. Nodes already linked are fixed points of the alignment.
+//     Gloo's gloo:* labels, which the ET files on the calling thread and the
+//     profiler on Gloo's worker threads, are aligned in order on their own.
 // Device work joins its launch (runtime call) by correlation id; the launch
 // joins the host op with its External id on the same thread if that op
 // encloses it, else the innermost host op that encloses it.

@@ -64,4 +64,8 @@ void match_by_sequence_number(const Trace& trace, const ProfileTrace& profile, c
 void match_in_order(const Trace& trace, const ProfileTrace& profile, const NameMap& names, OpMatch& match,
                     LinkStats& stats);
 
+// gloo:* labels of Gloo's worker threads, which no ET thread matches: the
+// k-th unlinked one of the ET with the k-th unused one of the profile.
+void match_worker_labels(const Trace& trace, const ProfileTrace& profile, const NameMap& names, OpMatch& match);
+
 }  // namespace mimic

@@ -52,6 +52,7 @@ public:
             }
         }
         mark_kernel_collectives();
+        mark_waited_collectives(hosts);
         for (uint32_t i : hosts) add_host_node(i);
         add_device_events();
         return std::move(plan_);
@@ -142,6 +143,66 @@ private:
         }
     }
 
+    // Collective calls their thread waited on, from the profile: a
+    // synchronous dist.all_reduce returns only when Gloo's work is done (in
+    // work.wait(), which is no op), so the thread's next op starts after the
+    // gloo:* event of that call ends; DDP's calls return at once and the
+    // backward runs beside Gloo. The k-th Gloo call pairs with the k-th
+    // gloo:* label (Gloo's queue runs them in order); where the counts
+    // differ, or a label starts before its call, nothing is marked.
+    void mark_waited_collectives(const std::vector<uint32_t>& hosts) {
+        waited_.assign(trace_.nodes.size(), 0);
+        if (trace_.timing.size() != trace_.nodes.size()) return;
+        std::vector<uint32_t> labels;
+        for (uint32_t i = 0; i < trace_.nodes.size(); ++i)
+            if (trace_.str(trace_.nodes[i].name).rfind("gloo:", 0) == 0) labels.push_back(i);
+        if (labels.empty()) return;
+        std::sort(labels.begin(), labels.end(),
+                  [&](uint32_t a, uint32_t b) { return trace_.nodes[a].id.value < trace_.nodes[b].id.value; });
+        std::vector<uint32_t> calls;
+        std::unordered_map<uint64_t, uint32_t> last_on_thread;
+        std::vector<uint32_t> next_on_thread(trace_.nodes.size(), kNone);
+        for (uint32_t h : hosts) {
+            auto [last, fresh] = last_on_thread.try_emplace(trace_.nodes[h].tid, h);
+            if (!fresh) {
+                next_on_thread[last->second] = h;
+                last->second = h;
+            }
+            if (!launches_kernel_[h] && calls_gloo(h)) calls.push_back(h);
+        }
+        if (calls.size() != labels.size()) return;
+        for (size_t k = 0; k < calls.size(); ++k) {
+            const uint32_t call = calls[k], label = labels[k], next = next_on_thread[call];
+            if (trace_.nodes[label].id.value < trace_.nodes[call].id.value) return;
+            const NodeTiming& done = trace_.timing[label];
+            if (next == kNone || !done.linked() || !trace_.timing[next].linked()) continue;
+            // A few percent of slack: the wait's return and the next op's
+            // start are microseconds apart, a queued call's next op ends
+            // long before its collective.
+            const double end_us = done.start_us + done.duration_us;
+            if (trace_.timing[next].start_us >= end_us - 0.05 * done.duration_us - 1.0) waited_[call] = 1;
+        }
+    }
+
+    // A top-level op that issues a collective (Gloo runs one gloo:* label
+    // for it), by what classify sees on it or under it.
+    bool calls_gloo(uint32_t top) const {
+        stack_.clear();
+        stack_.push_back({top, false});
+        while (!stack_.empty()) {
+            const uint32_t idx = stack_.back().first;
+            stack_.pop_back();
+            const Node& node = trace_.nodes[idx];
+            if (trace_.str(node.name).rfind("gloo:", 0) != 0 &&
+                comm_.classify(node).kind == CommKind::Collective)
+                return true;
+            const NodeIndex self(idx);
+            for (const NodeIndex* c = trace_.children_begin(self); c != trace_.children_end(self); ++c)
+                if (owner_[c->value] == top) stack_.push_back({c->value, false});
+        }
+        return false;
+    }
+
     bool has_tensor(const Node& node) const {
         bool any = false;
         for_each_tensor(trace_, node.inputs, [&](const TensorMeta&) { any = true; });
@@ -153,7 +214,7 @@ private:
     // its own, tensors to wait on, and a free id after the call's.
     bool queues_collective(uint32_t idx, const ChakraPlanNode& pn) const {
         return pn.type == ChakraNodeType::CommColl && pn.comm.type != CollectiveType::Barrier && !launches_kernel_[idx] &&
-               host_ids_.count(pn.id + 1) == 0 && has_tensor(trace_.nodes[idx]);
+               !waited_[idx] && host_ids_.count(pn.id + 1) == 0 && has_tensor(trace_.nodes[idx]);
     }
 
     void add_edge_unique(uint32_t begin, uint64_t id) {
@@ -287,10 +348,11 @@ private:
     ChakraPlan plan_;
     std::vector<uint32_t> owner_;
     std::vector<uint32_t> plan_index_;
-    std::vector<std::pair<uint32_t, bool>> stack_;
+    mutable std::vector<std::pair<uint32_t, bool>> stack_;
     std::unordered_map<uint64_t, uint32_t> last_on_thread_;
     std::unordered_set<uint64_t> host_ids_;  // ids of the ET's top-level ops
     std::vector<uint8_t> launches_kernel_;
+    std::vector<uint8_t> waited_;  // collective calls whose thread waited for them
     std::unordered_map<TensorKey, uint32_t, TensorKeyHash> last_writer_;
 };
 

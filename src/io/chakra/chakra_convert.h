@@ -24,9 +24,11 @@
 //   program order. The call only queues the work on Gloo's threads and
 //   returns (DDP's bucket all-reduces run during the backward); ops that
 //   read or write its tensors wait for the collective through data deps,
-//   the ops after it on the thread do not. Where the id after the call is
-//   another node's, or for a barrier (no tensor to wait on), it stays one
-//   COMM node in program order, which the thread waits on.
+//   the ops after it on the thread do not. It stays one COMM node in
+//   program order, which the thread waits on, where the profile shows the
+//   thread waiting (its next op starts only as the call's gloo:* event
+//   ends: a synchronous dist.all_reduce), where the id after the call is
+//   another node's, and for a barrier (no tensor to wait on).
 // Dependencies: ctrl_deps give program order per thread (each top-level op
 // depends on the previous one on its thread) and per stream (each device
 // event on the previous one on its stream); data_deps give launch -> kernel
