@@ -8,8 +8,8 @@ in each rank, nothing of mimic's recorder. For bench/replay_foreign_ranks.py.
 MODEL: mlp (four layers 512-1024-1024-512-10, batch 64, AdamW, 1 MiB buckets) or cnn (a small
 conv net, batch 16, SGD with momentum), both under DDP, or manual (the mlp without DDP, averaging
 its gradients by hand the way PyTorch's distributed tutorial does: a synchronous dist.all_reduce
-of each gradient after the backward, then of the loss for logging, before the optimizer step),
-each step on a fresh random batch. Writes OUT_DIR/rank<r>/et.json and
+of each gradient after the backward, then of the loss for logging, before the optimizer step) or manual_async (the same with async_op=True calls, all issued before
+the first wait), each step on a fresh random batch. Writes OUT_DIR/rank<r>/et.json and
 profile.json (each rank's files, as the observer and export_chrome_trace wrote them) and
 truth.json: each rank's untraced step time, the median of 2 x UNTRACED_STEPS (default 25)
 steps around the recording after WARMUP_STEPS (default 5), timed around each step, and the
@@ -54,9 +54,10 @@ def cnn_step(rank):
                                                torch.randint(0, 10, (16,), generator=g))
 
 
-def manual_step(rank):
+def manual_step(rank, asynchronous=False):
     """Plain data parallelism by hand: every dist.all_reduce is synchronous (the call waits in
-    work.wait(), which neither the ET nor the profile records as an op)."""
+    work.wait(), which neither the ET nor the profile records as an op), or all are issued
+    with async_op=True and waited on afterwards."""
     model = nn.Sequential(nn.Linear(512, 1024), nn.GELU(), nn.Linear(1024, 1024), nn.GELU(), nn.Linear(1024, 512),
                           nn.GELU(), nn.Linear(512, 10))
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
@@ -67,8 +68,12 @@ def manual_step(rank):
         loss = F.cross_entropy(model(torch.randn(64, 512, generator=g)), torch.randint(0, 10, (64,), generator=g))
 
         def average_then_log(_):
-            for p in model.parameters():
-                dist.all_reduce(p.grad)
+            if asynchronous:
+                for work in [dist.all_reduce(p.grad, async_op=True) for p in model.parameters()]:
+                    work.wait()
+            else:
+                for p in model.parameters():
+                    dist.all_reduce(p.grad)
             for p in model.parameters():
                 p.grad /= world
             logged = loss.detach().clone()
@@ -97,7 +102,8 @@ def timed(step, count, faults=None):
 def worker(rank, nproc, model_name, out, threads, port):
     torch.set_num_threads(threads)
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=nproc)
-    model, opt, loss_of = {"mlp": mlp_step, "cnn": cnn_step, "manual": manual_step}[model_name](rank)
+    model, opt, loss_of = {"mlp": mlp_step, "cnn": cnn_step, "manual": manual_step,
+                     "manual_async": lambda rank: manual_step(rank, asynchronous=True)}[model_name](rank)
 
     def step():
         opt.zero_grad()

@@ -47,14 +47,23 @@ void fill_timing(Trace& trace, const ProfileTrace& profile, const OpMatch& match
 // is a coincidence of repeated names, and is dropped. Only the direct parent
 // is compared: ET parents are not always right (torch 1.13 with DDP hooks
 // gives autograd nodes a parent that had already ended), and a wrong one
-// must cost one link, not a subtree. Pairs found by record-function id are
-// trusted as they are; pairs by sequence number and in order are checked.
+// must cost one link, not a subtree. Nor is a c10d call under an earlier
+// c10d call or gloo:* label checked: torch 1.13's observer files the calls
+// issued while Gloo's label of an earlier one is open (on Gloo's thread)
+// under it. Pairs found by record-function id are trusted as they are;
+// pairs by sequence number and in order are checked.
+bool misfiled_beside_gloo(const Trace& trace, NodeIndex node, NodeIndex parent) {
+    const std::string_view inner = trace.str(trace.nodes[node.value].name);
+    const std::string_view outer = trace.str(trace.nodes[parent.value].name);
+    return inner.rfind("c10d::", 0) == 0 && (outer.rfind("c10d::", 0) == 0 || outer.rfind("gloo:", 0) == 0);
+}
+
 size_t drop_unnested_links(const Trace& trace, const ProfileTrace& profile, OpMatch& match) {
     size_t dropped = 0;
     for (NodeIndex n : trace.execution_order()) {
         if (match.method[n.value] != LinkMethod::InOrder && match.method[n.value] != LinkMethod::SequenceNumber) continue;
         NodeIndex p = trace.parent_of(n);
-        if (p == kNoNode || !match.linked(p)) continue;
+        if (p == kNoNode || !match.linked(p) || misfiled_beside_gloo(trace, n, p)) continue;
         uint32_t event = match.event_of_node[n.value];
         uint32_t outer = match.event_of_node[p.value];
         if (profile.host[outer].thread != profile.host[event].thread) continue;

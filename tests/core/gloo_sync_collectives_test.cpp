@@ -44,7 +44,7 @@ CollectiveNodes collectives(const Trace& trace) {
 }
 
 TEST(GlooSyncCollectives, WorkerLabelsLinkOnGloosOwnThreads) {
-    for (const std::string run : {"manual", "ddp"}) {
+    for (const std::string run : {"manual", "manual_async", "ddp"}) {
         const Trace trace = linked(run);
         size_t labels = 0;
         for (size_t i = 0; i < trace.nodes.size(); ++i) {
@@ -62,7 +62,7 @@ TEST(GlooSyncCollectives, WorkerLabelsLinkOnGloosOwnThreads) {
                 EXPECT_GT(t.duration_us, 0.0) << run;
             }
         }
-        EXPECT_EQ(labels, run == "manual" ? 9u : 3u);
+        EXPECT_EQ(labels, run == "ddp" ? 3u : 9u) << run;
     }
 }
 
@@ -78,11 +78,26 @@ TEST(GlooSyncCollectives, DdpBucketsRunBesideTheBackward) {
     EXPECT_EQ(ddp.in_program_order, 0u);
 }
 
-TEST(GlooSyncCollectives, WithoutTheProfileNothingTellsAWait) {
-    // The ET alone has no times: the calls are taken as queued, as DDP's are.
+TEST(GlooSyncCollectives, CallsIssuedAsynchronouslyRunBesideTheNext) {
+    // Each of the first seven calls is followed by the next before its
+    // collective ends: queued work, each under the first id no op has (the
+    // ids after the first seven calls are calls). The eighth call's next op
+    // (a division of gradients) starts only after the waits: it keeps its
+    // thread waiting, as does the synchronous loss all-reduce.
+    const CollectiveNodes async = collectives(linked("manual_async"));
+    EXPECT_EQ(async.queued, 7u);
+    EXPECT_EQ(async.in_program_order, 2u);
+}
+
+TEST(GlooSyncCollectives, TheEtAloneShowsTheWaitWhereTheObserverFiledTheLabels) {
+    // A waiting thread has no op open when Gloo starts the work: the label
+    // sits at its top level (or under the call) and before the next op.
     const CollectiveNodes manual = collectives(load_trace(fixture("manual_rank0.et.json.gz")));
-    EXPECT_EQ(manual.in_program_order + manual.queued, 9u);
-    EXPECT_GT(manual.queued, 0u);
+    EXPECT_EQ(manual.in_program_order, 9u);
+    EXPECT_EQ(manual.queued, 0u);
+    // DDP calls from inside the autograd engine: never waited on.
+    const CollectiveNodes ddp = collectives(load_trace(fixture("ddp_rank0.et.json.gz")));
+    EXPECT_EQ(ddp.queued, 3u);
 }
 
 }  // namespace

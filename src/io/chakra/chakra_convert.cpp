@@ -143,16 +143,15 @@ private:
         }
     }
 
-    // Collective calls their thread waited on, from the profile: a
-    // synchronous dist.all_reduce returns only when Gloo's work is done (in
-    // work.wait(), which is no op), so the thread's next op starts after the
-    // gloo:* event of that call ends; DDP's calls return at once and the
-    // backward runs beside Gloo. The k-th Gloo call pairs with the k-th
-    // gloo:* label (Gloo's queue runs them in order); where the counts
-    // differ, or a label starts before its call, nothing is marked.
+    // Collective calls their thread waited on. A synchronous dist.all_reduce
+    // returns only when Gloo's work is done (in work.wait(), which is no op);
+    // DDP's calls return at once and the backward runs beside Gloo. The k-th
+    // Gloo call pairs with the k-th gloo:* label (Gloo's queue runs them in
+    // order); where the counts differ, or a label starts before its call,
+    // nothing is marked. With the profile: the thread's next op starts only
+    // as the label ends. With the ET alone (waited_by_et): see there.
     void mark_waited_collectives(const std::vector<uint32_t>& hosts) {
         waited_.assign(trace_.nodes.size(), 0);
-        if (trace_.timing.size() != trace_.nodes.size()) return;
         std::vector<uint32_t> labels;
         for (uint32_t i = 0; i < trace_.nodes.size(); ++i)
             if (trace_.str(trace_.nodes[i].name).rfind("gloo:", 0) == 0) labels.push_back(i);
@@ -171,17 +170,46 @@ private:
             if (!launches_kernel_[h] && calls_gloo(h)) calls.push_back(h);
         }
         if (calls.size() != labels.size()) return;
+        const bool timed = trace_.timing.size() == trace_.nodes.size();
         for (size_t k = 0; k < calls.size(); ++k) {
             const uint32_t call = calls[k], label = labels[k], next = next_on_thread[call];
             if (trace_.nodes[label].id.value < trace_.nodes[call].id.value) return;
-            const NodeTiming& done = trace_.timing[label];
-            if (next == kNone || !done.linked() || !trace_.timing[next].linked()) continue;
-            // A few percent of slack: the wait's return and the next op's
-            // start are microseconds apart, a queued call's next op ends
-            // long before its collective.
-            const double end_us = done.start_us + done.duration_us;
-            if (trace_.timing[next].start_us >= end_us - 0.05 * done.duration_us - 1.0) waited_[call] = 1;
+            if (next == kNone) continue;
+            if (timed && trace_.timing[label].linked() && trace_.timing[next].linked()) {
+                // A few percent of slack: the wait's return and the next op's
+                // start are microseconds apart, a queued call's next op ends
+                // long before its collective.
+                const NodeTiming& done = trace_.timing[label];
+                const double end_us = done.start_us + done.duration_us;
+                waited_[call] = trace_.timing[next].start_us >= end_us - 0.05 * done.duration_us - 1.0;
+            } else {
+                waited_[call] = waited_by_et(call, label, next);
+            }
         }
+    }
+
+    // Without times, where the observer filed things says it. Ids are
+    // handed out as ops start, and the ET files a label under the op open
+    // on the observing thread when it starts. A thread waiting on its call
+    // has no op open and starts its next op only after Gloo began (and
+    // ended) the work: the label sits at the top level (or under the call,
+    // if Gloo began before the call returned) with an id below the next
+    // op's. A call from inside the autograd engine is DDP's (a gradient
+    // hook): the backward goes on, whatever the label's place.
+    bool waited_by_et(uint32_t call, uint32_t label, uint32_t next) const {
+        if (trace_.nodes[label].id.value > trace_.nodes[next].id.value) return false;
+        for (NodeIndex p = trace_.parent_of(NodeIndex(call)); p != kNoNode; p = trace_.parent_of(p)) {
+            const Node& n = trace_.nodes[p.value];
+            if (n.kind == NodeKind::Root || n.kind == NodeKind::Thread) break;
+            if (n.kind == NodeKind::Autograd || n.kind == NodeKind::Operator) return false;
+        }
+        for (NodeIndex p = trace_.parent_of(NodeIndex(label)); p != kNoNode; p = trace_.parent_of(p)) {
+            if (p.value == call) return true;
+            const Node& n = trace_.nodes[p.value];
+            if (n.kind == NodeKind::Root || n.kind == NodeKind::Thread) break;
+            if (n.kind == NodeKind::Operator || n.kind == NodeKind::Autograd) return false;
+        }
+        return true;
     }
 
     // A top-level op that issues a collective (Gloo runs one gloo:* label
@@ -214,7 +242,35 @@ private:
     // its own, tensors to wait on, and a free id after the call's.
     bool queues_collective(uint32_t idx, const ChakraPlanNode& pn) const {
         return pn.type == ChakraNodeType::CommColl && pn.comm.type != CollectiveType::Barrier && !launches_kernel_[idx] &&
-               !waited_[idx] && host_ids_.count(pn.id + 1) == 0 && has_tensor(trace_.nodes[idx]);
+               !waited_[idx] && has_tensor(trace_.nodes[idx]);
+    }
+
+    // The id of a queued collective: the first after its call's that no
+    // top-level op and no other queued collective has (calls issued one
+    // after another take the ids right after each other), provided no
+    // top-level op in between touches its tensors, which would then wait on
+    // a node with a larger id than its own. 0: none (it stays with its call).
+    uint64_t queued_id(uint32_t idx) {
+        constexpr int kMostSkipped = 64;
+        tensors_.clear();
+        auto keep = [&](const TensorMeta& t) { tensors_.insert(TensorKey{t.tensor_id, t.storage_id}); };
+        for_each_tensor(trace_, trace_.nodes[idx].inputs, keep);
+        for_each_tensor(trace_, trace_.nodes[idx].outputs, keep);
+        uint64_t id = trace_.nodes[idx].id.value + 1;
+        for (int skipped = 0; skipped < kMostSkipped; ++skipped, ++id) {
+            if (queued_ids_.count(id)) continue;
+            if (!host_ids_.count(id)) {
+                queued_ids_.insert(id);
+                return id;
+            }
+            const Node& between = trace_.nodes[trace_.find(NodeId{id}).value];
+            bool touches = false;
+            auto check = [&](const TensorMeta& t) { touches |= tensors_.count(TensorKey{t.tensor_id, t.storage_id}) > 0; };
+            for_each_tensor(trace_, between.inputs, check);
+            for_each_tensor(trace_, between.outputs, check);
+            if (touches) return 0;
+        }
+        return 0;
     }
 
     void add_edge_unique(uint32_t begin, uint64_t id) {
@@ -260,7 +316,8 @@ private:
         pn.data_count = static_cast<uint32_t>(plan_.edges.size()) - pn.data_begin;
 
         plan_index_[idx] = self;
-        if (!queues_collective(idx, pn)) {
+        const uint64_t queued = queues_collective(idx, pn) ? queued_id(idx) : 0;
+        if (queued == 0) {
             for_each_tensor(trace_, node.outputs,
                             [&](const TensorMeta& t) { last_writer_[TensorKey{t.tensor_id, t.storage_id}] = self; });
             plan_.nodes.push_back(pn);
@@ -271,7 +328,7 @@ private:
         pn.is_cpu_op = true;
         plan_.nodes.push_back(pn);
 
-        collective.id = pn.id + 1;
+        collective.id = queued;
         collective.is_cpu_op = false;
         collective.num_ops = -1;
         collective.queued_collective = true;
@@ -351,6 +408,8 @@ private:
     mutable std::vector<std::pair<uint32_t, bool>> stack_;
     std::unordered_map<uint64_t, uint32_t> last_on_thread_;
     std::unordered_set<uint64_t> host_ids_;  // ids of the ET's top-level ops
+    std::unordered_set<uint64_t> queued_ids_;  // ids given to queued collectives
+    std::unordered_set<TensorKey, TensorKeyHash> tensors_;
     std::vector<uint8_t> launches_kernel_;
     std::vector<uint8_t> waited_;  // collective calls whose thread waited for them
     std::unordered_map<TensorKey, uint32_t, TensorKeyHash> last_writer_;
