@@ -456,14 +456,13 @@ TEST(ConvertBuilt, HostCollectiveWithoutKernelsIsQueuedWork) {
     EXPECT_EQ(out.edges[copy.data_deps.begin].value, 5u);  // reads the reduced bucket
 }
 
-TEST(ConvertBuilt, CollectiveTouchedBeforeAFreeIdOrWithoutTensorIsWaitedOn) {
-    // The op right after the gather (the next free id is 6) reads its input,
-    // and a barrier has nothing to wait on: each stays one COMM node in
-    // program order.
+TEST(ConvertBuilt, CollectiveWithoutAFreeIdOrTensorIsWaitedOn) {
+    // The next id is another op's, and a barrier has nothing to wait on: each
+    // stays one COMM node in program order.
     Builder b;
     b.add(3, 2, "c10d::allgather_", "c10d::allgather_(Tensor[][] output_tensors, Tensor[] input_tensors, ...)",
           {b.list({b.list({b.tensor(30, 31, 8), b.tensor(32, 33, 8)})}), b.list({b.tensor(34, 35, 8)}), Builder::object()});
-    b.add(4, 2, "aten::relu", "aten::relu(Tensor self) -> Tensor", {b.tensor(34, 35, 8)}, {b.tensor(3, 4, 8)}, 1);
+    b.add(4, 2, "aten::relu", "aten::relu(Tensor self) -> Tensor", {b.tensor(1, 2, 4)}, {b.tensor(3, 4, 4)}, 1);
     b.add(5, 2, "c10d::barrier", "c10d::barrier(...)", {Builder::object()});
     b.add(7, 2, "aten::neg", "aten::neg(Tensor self) -> Tensor", {b.tensor(5, 6, 4)}, {b.tensor(7, 8, 4)}, 1);
     b.t.finalize();
@@ -484,36 +483,31 @@ TEST(ConvertBuilt, CollectiveTouchedBeforeAFreeIdOrWithoutTensorIsWaitedOn) {
     EXPECT_EQ(out.edges[neg.deps.begin].value, 5u);
 }
 
-TEST(ConvertBuilt, CollectivesIssuedBackToBackQueueUnderTheFirstFreeIds) {
-    // Two gathers, then an op on neither: ids 3 and 4 are calls, so the
-    // collectives take 6 and 7 (5 is the relu's), each after its own call.
+TEST(ConvertBuilt, CollectivesIssuedBackToBackKeepTheirCallsOrder) {
+    // Ranks pair collectives in the order they issue, and ready nodes issue
+    // in id order: the first gather (the id after it is the second call's)
+    // stays with its call, the second is queued under id 5, so the first is
+    // issued first on every rank.
     Builder b;
     b.add(3, 2, "c10d::allgather_", "c10d::allgather_(Tensor[][] output_tensors, Tensor[] input_tensors, ...)",
           {b.list({b.list({b.tensor(30, 31, 8), b.tensor(32, 33, 8)})}), b.list({b.tensor(34, 35, 8)}), Builder::object()});
     b.add(4, 2, "c10d::allgather_", "c10d::allgather_(Tensor[][] output_tensors, Tensor[] input_tensors, ...)",
           {b.list({b.list({b.tensor(40, 41, 8), b.tensor(42, 43, 8)})}), b.list({b.tensor(44, 45, 8)}), Builder::object()});
-    b.add(5, 2, "aten::relu", "aten::relu(Tensor self) -> Tensor", {b.tensor(1, 2, 4)}, {b.tensor(3, 4, 4)}, 1);
     b.add(9, 2, "aten::neg", "aten::neg(Tensor self) -> Tensor", {b.tensor(40, 41, 8)}, {b.tensor(7, 8, 8)}, 1);
     b.t.finalize();
     const Trace out = read_back(write(b.t, "gloo_back_to_back"));
-    ASSERT_EQ(out.nodes.size(), 6u);
+    ASSERT_EQ(out.nodes.size(), 4u);
     expect_valid_dag(out);
-    for (auto [call, queued] : {std::pair<uint64_t, uint64_t>{3, 6}, {4, 7}}) {
-        EXPECT_EQ(node_by_id(out, call).chakra_type, ChakraNodeType::Comp);
-        const Node& coll = node_by_id(out, queued);
-        EXPECT_EQ(coll.chakra_type, ChakraNodeType::CommColl);
-        EXPECT_EQ(coll.deps.count, 0u);  // outside program order
-        ASSERT_EQ(coll.data_deps.count, 1u);
-        EXPECT_EQ(out.edges[coll.data_deps.begin].value, call);
-    }
-    const Node& relu = node_by_id(out, 5);  // program order: after the second call
-    ASSERT_EQ(relu.deps.count, 1u);
-    EXPECT_EQ(out.edges[relu.deps.begin].value, 4u);
-    const Node& neg = node_by_id(out, 9);  // after the relu, and on the second gather
-    ASSERT_EQ(neg.deps.count, 1u);
-    EXPECT_EQ(out.edges[neg.deps.begin].value, 5u);
+    EXPECT_EQ(node_by_id(out, 3).chakra_type, ChakraNodeType::CommColl);
+    EXPECT_EQ(node_by_id(out, 4).chakra_type, ChakraNodeType::Comp);
+    const Node& queued = node_by_id(out, 5);
+    EXPECT_EQ(queued.chakra_type, ChakraNodeType::CommColl);
+    EXPECT_EQ(queued.deps.count, 0u);  // outside program order
+    ASSERT_EQ(queued.data_deps.count, 1u);
+    EXPECT_EQ(out.edges[queued.data_deps.begin].value, 4u);
+    const Node& neg = node_by_id(out, 9);  // after the second call, and on its gather
     ASSERT_EQ(neg.data_deps.count, 1u);
-    EXPECT_EQ(out.edges[neg.data_deps.begin].value, 7u);
+    EXPECT_EQ(out.edges[neg.data_deps.begin].value, 5u);
 }
 
 TEST(ConvertBuilt, SendAndRecvNamePeersAndTags) {

@@ -221,6 +221,9 @@ struct RankCriticalPath {
 
 RankCriticalPath rank_critical_path(const sim::SimulationResult& r, const sim::SimulationInput& input, const sim::TraceWorkload& w) {
     RankCriticalPath out;
+    // A rank that never finishes (the errors say why) has no path to its end.
+    for (const sim::RankResult& x : r.ranks)
+        if (!x.finished) return out;
     for (const sim::RankResult& x : r.ranks)
         if (x.finish_ns > out.finish_ns && (!r.simulated_once || x.rank == 0)) {
             out.rank = x.rank;

@@ -239,38 +239,14 @@ private:
     }
 
     // A collective the c10d call only queues (see the header): no kernel of
-    // its own, tensors to wait on, and a free id after the call's.
+    // its own, tensors to wait on, and a free id right after the call's.
+    // Only that id keeps collectives in the order their calls issued them
+    // (ready nodes issue in id order, one collective at a time, and ranks
+    // pair collectives in issue order): a later id could let the next call's
+    // collective overtake this one on one rank and not on another.
     bool queues_collective(uint32_t idx, const ChakraPlanNode& pn) const {
         return pn.type == ChakraNodeType::CommColl && pn.comm.type != CollectiveType::Barrier && !launches_kernel_[idx] &&
-               !waited_[idx] && has_tensor(trace_.nodes[idx]);
-    }
-
-    // The id of a queued collective: the first after its call's that no
-    // top-level op and no other queued collective has (calls issued one
-    // after another take the ids right after each other), provided no
-    // top-level op in between touches its tensors, which would then wait on
-    // a node with a larger id than its own. 0: none (it stays with its call).
-    uint64_t queued_id(uint32_t idx) {
-        constexpr int kMostSkipped = 64;
-        tensors_.clear();
-        auto keep = [&](const TensorMeta& t) { tensors_.insert(TensorKey{t.tensor_id, t.storage_id}); };
-        for_each_tensor(trace_, trace_.nodes[idx].inputs, keep);
-        for_each_tensor(trace_, trace_.nodes[idx].outputs, keep);
-        uint64_t id = trace_.nodes[idx].id.value + 1;
-        for (int skipped = 0; skipped < kMostSkipped; ++skipped, ++id) {
-            if (queued_ids_.count(id)) continue;
-            if (!host_ids_.count(id)) {
-                queued_ids_.insert(id);
-                return id;
-            }
-            const Node& between = trace_.nodes[trace_.find(NodeId{id}).value];
-            bool touches = false;
-            auto check = [&](const TensorMeta& t) { touches |= tensors_.count(TensorKey{t.tensor_id, t.storage_id}) > 0; };
-            for_each_tensor(trace_, between.inputs, check);
-            for_each_tensor(trace_, between.outputs, check);
-            if (touches) return 0;
-        }
-        return 0;
+               !waited_[idx] && host_ids_.count(pn.id + 1) == 0 && has_tensor(trace_.nodes[idx]);
     }
 
     void add_edge_unique(uint32_t begin, uint64_t id) {
@@ -316,8 +292,7 @@ private:
         pn.data_count = static_cast<uint32_t>(plan_.edges.size()) - pn.data_begin;
 
         plan_index_[idx] = self;
-        const uint64_t queued = queues_collective(idx, pn) ? queued_id(idx) : 0;
-        if (queued == 0) {
+        if (!queues_collective(idx, pn)) {
             for_each_tensor(trace_, node.outputs,
                             [&](const TensorMeta& t) { last_writer_[TensorKey{t.tensor_id, t.storage_id}] = self; });
             plan_.nodes.push_back(pn);
@@ -328,7 +303,7 @@ private:
         pn.is_cpu_op = true;
         plan_.nodes.push_back(pn);
 
-        collective.id = queued;
+        collective.id = pn.id + 1;
         collective.is_cpu_op = false;
         collective.num_ops = -1;
         collective.queued_collective = true;
@@ -408,8 +383,6 @@ private:
     mutable std::vector<std::pair<uint32_t, bool>> stack_;
     std::unordered_map<uint64_t, uint32_t> last_on_thread_;
     std::unordered_set<uint64_t> host_ids_;  // ids of the ET's top-level ops
-    std::unordered_set<uint64_t> queued_ids_;  // ids given to queued collectives
-    std::unordered_set<TensorKey, TensorKeyHash> tensors_;
     std::vector<uint8_t> launches_kernel_;
     std::vector<uint8_t> waited_;  // collective calls whose thread waited for them
     std::unordered_map<TensorKey, uint32_t, TensorKeyHash> last_writer_;

@@ -20,17 +20,17 @@
 //   transfer is counted once.
 // - A collective with no device kernel (Gloo on CPU tensors) is two nodes:
 //   the c10d call, a COMP node in its thread's program order, and the
-//   collective, a COMM node after it under the first id after the call's
-//   that no top-level op has, outside program order. The call only queues the work on Gloo's threads and
+//   collective, a COMM node after it under the next unused id, outside
+//   program order. The call only queues the work on Gloo's threads and
 //   returns (DDP's bucket all-reduces run during the backward); ops that
 //   read or write its tensors wait for the collective through data deps,
 //   the ops after it on the thread do not. It stays one COMM node in
 //   program order, which the thread waits on, where the profile shows the
 //   thread waiting (its next op starts only as the call's gloo:* event
 //   ends: a synchronous dist.all_reduce; from the ET alone, where the
-//   observer filed Gloo's label, see mark_waited_collectives), where an op
-//   before that free id touches its tensors, and for a barrier (no tensor
-//   to wait on).
+//   observer filed Gloo's label, see mark_waited_collectives), where the
+//   id after the call is another node's (only that id keeps collectives in
+//   their calls' order on every rank), and for a barrier (nothing to wait on).
 // Dependencies: ctrl_deps give program order per thread (each top-level op
 // depends on the previous one on its thread) and per stream (each device
 // event on the previous one on its stream); data_deps give launch -> kernel
