@@ -288,7 +288,7 @@ RankResult RankWorkload::result() const {
     r.exposed_comm_ns = finish_time_ >= gpu_busy_ ? finish_time_ - gpu_busy_ : 0;
     r.nodes = graph_.nodes.size();
     r.nodes_done = done_count_;
-    std::vector<std::pair<Tick, Tick>> spans[5];
+    std::vector<std::pair<Tick, Tick>> spans[kNodeClasses];
     for (uint32_t i = 0; i < graph_.nodes.size(); ++i) {
         if (!done_[i]) continue;
         r.wall_ns = std::max(r.wall_ns, end_[i]);

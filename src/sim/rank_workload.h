@@ -36,6 +36,7 @@ struct RankResult {
 };
 
 enum class NodeClass : uint8_t { Gpu, Cpu, Comm, RemoteMem, Invalid };
+constexpr int kNodeClasses = static_cast<int>(NodeClass::Invalid) + 1;
 
 class RankWorkload final : public EventTarget, public CollectiveListener {
 public:

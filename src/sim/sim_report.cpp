@@ -111,7 +111,7 @@ std::string format_timeline(const SimulationResult& result, const SimulationInpu
     for (size_t r = 0; r < input.graphs.size(); ++r) {
         w.begin_object().field("ph", "M").field("name", "process_name").field("pid", static_cast<long long>(r));
         w.key("args").begin_object().field("name", "rank " + std::to_string(r)).end_object().end_object();
-        for (int c = 0; c < 5; ++c) {
+        for (int c = 0; c < kNodeClasses; ++c) {
             w.begin_object().field("ph", "M").field("name", "thread_name").field("pid", static_cast<long long>(r)).field("tid", c);
             w.key("args").begin_object().field("name", class_name(static_cast<NodeClass>(c))).end_object().end_object();
         }
