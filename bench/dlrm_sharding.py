@@ -13,7 +13,8 @@ rank, and seeded random ones), each as a generated DLRM that replays on CPU
              sharding's time is the median over rounds of its slowest rank's median iteration
   predicted  `mimic predict` with the ops' costs from one `mimic calibrate` of every sharding's
              ranks (each operator signature timed once) and the Gloo network this machine
-             measured (`mimic calibrate --collectives`), scheduled on the simulator
+             measured (`mimic calibrate --collectives`), scheduled on the simulator with the
+             ranks sharing this machine's cores, as the replays do
 
 Per scenario it prints every sharding measured and predicted with its rank, then whether the
 predicted best is the measured best, how far the predicted best is from the measured best (the
@@ -176,7 +177,10 @@ def main():
         for sc, name, a, d in plan:
             if sc != s:
                 continue
-            pred = run_json([mimic, "predict", d, "--costs", costs, *nets[ranks], "--json", "-"], env=env)["iteration_ms"]
+            # The replays run every rank on this machine's cores; a generated trace names no host.
+            shared = ["--ranks-per-host", str(ranks), "--cores-per-host", str(os.cpu_count())]
+            pred = run_json([mimic, "predict", d, "--costs", costs, *nets[ranks], *shared, "--json", "-"],
+                            env=env)["iteration_ms"]
             rows.append({"sharding": name, "assignment": a, "measured_ms": statistics.median(times[d]),
                          "measured_rounds_ms": times[d], "predicted_ms": pred})
         by_meas = sorted(rows, key=lambda r: r["measured_ms"])
