@@ -117,6 +117,17 @@ assert all(a["start_us"] + a["op_us"] <= b["start_us"] + 1e-6 for a, b in zip(pa
 assert own["host_cores"]["ranks_per_host"] == 1 and shared["host_cores"]["ranks_per_host"] == 2, (own["host_cores"], shared["host_cores"])
 assert shared["iteration_ms"] > own["iteration_ms"] * 1.3, (shared["iteration_ms"], own["iteration_ms"])
 PY
+    # Two ranks' ETs from PyTorch's own tools (no meta.json): predict says it
+    # gave each rank cores of its own, and nothing when told how they shared one.
+    data="$(cd "$(dirname "$0")/../data/gloo_sync_collectives" && pwd)"
+    mkdir -p "$work/foreign"
+    cp "$data/manual_async_rank0.et.json.gz" "$data/manual_async_rank1.et.json.gz" "$work/foreign/"
+    "$mimic" predict "$work/foreign" --costs "$work/costs.db" "${net2[@]}" > "$work/foreign.txt" 2>&1 \
+        || fail "predict of two foreign ranks: $(cat "$work/foreign.txt")"
+    grep -q "hosts are not recorded" "$work/foreign.txt" || fail "no word on unknown hosts: $(cat "$work/foreign.txt")"
+    "$mimic" predict "$work/foreign" --costs "$work/costs.db" "${net2[@]}" --ranks-per-host 2 --cores-per-host 2 \
+        > "$work/foreign2.txt" 2>&1 || fail "predict of two foreign ranks sharing a host: $(cat "$work/foreign2.txt")"
+    if grep -q "hosts are not recorded" "$work/foreign2.txt"; then fail "warned with --ranks-per-host given"; fi
     # Calibrated at 2x too (calibrate --batch-scales): every op of the 2x step is a measured signature.
     "$mimic" calibrate "$work/mlp" --out "$work/costs2.db" --quick --batch-scales 2 > /dev/null 2> "$work/cal3.err" \
         || fail "calibrate --batch-scales: $(cat "$work/cal3.err")"

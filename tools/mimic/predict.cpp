@@ -175,9 +175,11 @@ void check_threads(const model::CostDb& db, int threads) {
 // Which ranks share a host's cores, and how many it has: as given, else as the
 // recordings' meta.json say (every rank on one host name: all of them, on its
 // usable cores). A what-if of --ranks N has one recording, so its ranks have
-// hosts of their own unless --ranks-per-host says otherwise.
+// hosts of their own unless --ranks-per-host says otherwise. Traces without
+// a meta.json (PyTorch's own tools) say nothing of their hosts: a warning
+// says what was assumed.
 sim::HostCores host_cores_for(const PredictArgs& args, const std::vector<TraceInput>& inputs, int ranks, int threads,
-                              std::string& how) {
+                              std::string& how, std::vector<std::string>& warnings) {
     sim::HostCores h;
     h.compute_threads = threads;
     std::vector<MachineInfo> machines;
@@ -194,6 +196,13 @@ sim::HostCores host_cores_for(const PredictArgs& args, const std::vector<TraceIn
             how = "recorded on one host, " + machines[0].hostname;
         }
     }
+    // Chakra files are excluded: ASTRA-sim's workloads have no hosts to share.
+    const bool pytorch_traces = std::none_of(inputs.begin(), inputs.end(), [](const TraceInput& in) {
+        return in.trace_path.size() >= 3 && in.trace_path.compare(in.trace_path.size() - 3, 3, ".et") == 0;
+    });
+    if (h.ranks_per_host == 0 && args.ranks == 0 && ranks > 1 && pytorch_traces && machines.size() != inputs.size())
+        warnings.push_back("the ranks' hosts are not recorded (no meta.json with a host name): each rank is given cores "
+                           "of its own; if K ranks shared a host's C cores, --ranks-per-host K --cores-per-host C");
     h.cores = args.cores_per_host;
     if (h.cores <= 0 && !machines.empty()) {
         const MachineInfo& m = machines[0];
@@ -292,7 +301,8 @@ int run_ranks(const PredictArgs& args, const model::CostDb& db) {
         input.comm_groups_source = args.trace;
     }
     std::string hosts_from;
-    input.options.host_cores = host_cores_for(args, inputs, static_cast<int>(input.graphs.size()), threads, hosts_from);
+    input.options.host_cores = host_cores_for(args, inputs, static_cast<int>(input.graphs.size()), threads, hosts_from,
+                                                warnings);
     const sim::HostCores& hc = input.options.host_cores;
     sim::SimulationOptions options;
     options.record_spans = true;  // for the critical path
