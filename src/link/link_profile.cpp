@@ -7,6 +7,8 @@
 #include "link/device_attach.h"
 #include "link/iteration_repeats.h"
 #include "link/op_match.h"
+#include "support/text.h"
+#include "trace/op_owner.h"
 
 namespace mimic {
 
@@ -53,9 +55,9 @@ void fill_timing(Trace& trace, const ProfileTrace& profile, const OpMatch& match
 // under it. Pairs found by record-function id are trusted as they are;
 // pairs by sequence number and in order are checked.
 bool misfiled_beside_gloo(const Trace& trace, NodeIndex node, NodeIndex parent) {
-    const std::string_view inner = trace.str(trace.nodes[node.value].name);
-    const std::string_view outer = trace.str(trace.nodes[parent.value].name);
-    return inner.rfind("c10d::", 0) == 0 && (outer.rfind("c10d::", 0) == 0 || outer.rfind("gloo:", 0) == 0);
+    const Node& outer = trace.nodes[parent.value];
+    return starts_with(trace.name(trace.nodes[node.value]), "c10d::") &&
+           (starts_with(trace.name(outer), "c10d::") || is_async_backend_label(trace, outer));
 }
 
 size_t drop_unnested_links(const Trace& trace, const ProfileTrace& profile, OpMatch& match) {

@@ -11,14 +11,10 @@
 #include <limits>
 
 #include "link/op_match.h"
+#include "support/text.h"
+#include "trace/op_owner.h"
 
 namespace mimic {
-
-namespace {
-
-bool is_worker_label(std::string_view name) { return name.rfind("gloo:", 0) == 0; }
-
-}  // namespace
 
 void match_worker_labels(const Trace& trace, const ProfileTrace& profile, const NameMap& names, OpMatch& match) {
     std::vector<uint32_t> nodes;
@@ -29,7 +25,7 @@ void match_worker_labels(const Trace& trace, const ProfileTrace& profile, const 
             const HostEvent& e = profile.host[match.event_of_node[i]];
             lo = std::min(lo, e.ts_us);
             hi = std::max(hi, e.end_us());
-        } else if (is_worker_label(trace.str(trace.nodes[i].name))) {
+        } else if (is_async_backend_label(trace, trace.nodes[i])) {
             nodes.push_back(i);
         }
     }
@@ -40,7 +36,7 @@ void match_worker_labels(const Trace& trace, const ProfileTrace& profile, const 
     for (uint32_t e = 0; e < profile.host.size(); ++e) {
         const HostEvent& h = profile.host[e];
         if (!match.event_used[e] && is_op_event(h) && h.ts_us >= lo && h.ts_us <= hi &&
-            is_worker_label(profile.str(h.name)))
+            starts_with(profile.str(h.name), "gloo:"))
             events.push_back(e);
     }
     if (events.size() != nodes.size()) return;

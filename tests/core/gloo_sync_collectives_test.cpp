@@ -19,11 +19,12 @@ std::string fixture(const std::string& name) {
     return std::string(MIMIC_SOURCE_DIR) + "/tests/data/gloo_sync_collectives/" + name;
 }
 
-Trace linked(const std::string& run) {
-    Trace trace = load_trace(fixture(run + "_rank0.et.json.gz"));
+Trace linked(const std::string& run, int rank = 0) {
+    const std::string files = run + "_rank" + std::to_string(rank);
+    Trace trace = load_trace(fixture(files + ".et.json.gz"));
     KinetoReadOptions options;
     options.progress = false;
-    link_profile(trace, read_kineto_trace(fixture(run + "_rank0.profile.json.gz"), options));
+    link_profile(trace, read_kineto_trace(fixture(files + ".profile.json.gz"), options));
     return trace;
 }
 
@@ -89,11 +90,7 @@ TEST(GlooSyncCollectives, CallsIssuedAsynchronouslyKeepTheirOrderOnBothRanks) {
     // in one order, which is how the simulator pairs them.
     std::vector<uint64_t> sizes[2];
     for (int rank = 0; rank < 2; ++rank) {
-        const std::string run = "manual_async";
-        Trace trace = load_trace(fixture(run + "_rank" + std::to_string(rank) + ".et.json.gz"));
-        KinetoReadOptions options;
-        options.progress = false;
-        link_profile(trace, read_kineto_trace(fixture(run + "_rank" + std::to_string(rank) + ".profile.json.gz"), options));
+        const Trace trace = linked("manual_async", rank);
         size_t queued = 0;
         for (const ChakraPlanNode& n : plan_chakra_nodes(trace).nodes) {
             if (n.type != ChakraNodeType::CommColl) continue;

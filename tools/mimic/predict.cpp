@@ -196,11 +196,10 @@ sim::HostCores host_cores_for(const PredictArgs& args, const std::vector<TraceIn
             how = "recorded on one host, " + machines[0].hostname;
         }
     }
-    // Chakra files are excluded: ASTRA-sim's workloads have no hosts to share.
-    const bool pytorch_traces = std::none_of(inputs.begin(), inputs.end(), [](const TraceInput& in) {
-        return in.trace_path.size() >= 3 && in.trace_path.compare(in.trace_path.size() - 3, 3, ".et") == 0;
-    });
-    if (h.ranks_per_host == 0 && args.ranks == 0 && ranks > 1 && pytorch_traces && machines.size() != inputs.size())
+    // Chakra traces (protobuf or JSON) are excluded: ASTRA-sim's workloads
+    // have no hosts to share. Last in the test, so only then is a file opened.
+    if (h.ranks_per_host == 0 && args.ranks == 0 && ranks > 1 && machines.size() != inputs.size() &&
+        detect_file_kind(inputs[0].trace_path) != FileKind::Chakra)
         warnings.push_back("the ranks' hosts are not recorded (no meta.json with a host name): each rank is given cores "
                            "of its own; if K ranks shared a host's C cores, --ranks-per-host K --cores-per-host C");
     h.cores = args.cores_per_host;

@@ -154,7 +154,7 @@ private:
         waited_.assign(trace_.nodes.size(), 0);
         std::vector<uint32_t> labels;
         for (uint32_t i = 0; i < trace_.nodes.size(); ++i)
-            if (trace_.str(trace_.nodes[i].name).rfind("gloo:", 0) == 0) labels.push_back(i);
+            if (is_async_backend_label(trace_, trace_.nodes[i])) labels.push_back(i);
         if (labels.empty()) return;
         std::sort(labels.begin(), labels.end(),
                   [&](uint32_t a, uint32_t b) { return trace_.nodes[a].id.value < trace_.nodes[b].id.value; });
@@ -221,9 +221,7 @@ private:
             const uint32_t idx = stack_.back().first;
             stack_.pop_back();
             const Node& node = trace_.nodes[idx];
-            if (trace_.str(node.name).rfind("gloo:", 0) != 0 &&
-                comm_.classify(node).kind == CommKind::Collective)
-                return true;
+            if (!is_async_backend_label(trace_, node) && comm_.classify(node).kind == CommKind::Collective) return true;
             const NodeIndex self(idx);
             for (const NodeIndex* c = trace_.children_begin(self); c != trace_.children_end(self); ++c)
                 if (owner_[c->value] == top) stack_.push_back({c->value, false});
