@@ -48,4 +48,21 @@ for n in 2 4; do
     want=$(json_get "$c" "[p for f in (d['fits'] if d['written'] == 'fits' else [d['joint_fit']]) for p in f['points'] if p['collective'] == 'all_reduce' and p['ranks'] == $n and p['bytes'] == 16384][0]['simulated_us']")
     python3 -c "import sys; sys.exit(0 if abs($got / 1e3 - $want) < 0.01 else 1)" || fail "$n ranks: simulate $got ns, fit $want us"
 done
+# Given a job's traces: only the collectives, sizes and ranks it runs are timed and fitted.
+data="$(cd "$(dirname "$0")/../data" && pwd)"
+"$mimic" calibrate --collectives "$data/ddp_gloo_misfiled" --quick --out "$work/focus" > "$work/focus.txt" 2> "$work/focus.err" \
+    || fail "calibrate --collectives TRACES: $(tail -5 "$work/focus.err")"
+f="$work/focus/collectives.json"
+[ -s "$work/focus/network_2ranks.yml" ] && [ ! -e "$work/focus/network_4ranks.yml" ] || fail "not fitted to the traces' 2 ranks: $(ls "$work/focus")"
+json_get "$f" "sorted(set(m['collective'] for m in d['measurements']))" | grep -qx "\['all_reduce'\]" || fail "timed more than the job's all_reduce"
+json_get "$f" "d['fitted_to']['collectives'] == ['all_reduce'] and len(d['fitted_to']['traces']) == 1" | grep -q True || fail "fitted_to"
+# Sizes from a quarter of the smallest bucket (257 KiB) to 4x the largest (1 MiB and a bias), on the 4^k KiB grid.
+lo=$(json_get "$f" "min(m['bytes'] for m in d['measurements'])"); hi=$(json_get "$f" "max(m['bytes'] for m in d['measurements'])")
+[ "$lo" = 65536 ] && [ "$hi" = 16777216 ] || fail "sizes $lo..$hi"
+grep -q "timing the collectives the traces run" "$work/focus.err" || fail "no line saying what was chosen: $(head -3 "$work/focus.err")"
+grep -q "fitted to the collectives the traces run: all_reduce" "$work/focus/network_2ranks.yml" || fail "network comment"
+# A trace with no collective: one error naming it.
+"$mimic" calibrate --collectives "$data/redispatch_1.13/et.json.gz" --out "$work/none" > /dev/null 2> "$work/none.err" && fail "no collectives accepted"
+grep -q "redispatch_1.13/et.json.gz.*no collective calibrate can time" "$work/none.err" || fail "no-collective error: $(cat "$work/none.err")"
+
 echo "ok: calibrate --collectives (quick) in $(json_get "$c" "round(d['total_seconds'])") s"

@@ -1,5 +1,5 @@
 // mimic calibrate TRACE... [--out costs.db] [--quick] [--threads N] [--no-sweeps]
-// mimic calibrate --collectives [--out DIR]
+// mimic calibrate --collectives [TRACE...] [--out DIR]
 // Measures what `mimic predict` needs on this machine: each distinct operator
 // signature of the given traces and of a shape sweep per op family
 // (compose/calibration_sweep.h), timed through the replayer (its per-op
@@ -20,6 +20,7 @@
 
 #include <simdjson.h>
 
+#include "analysis/collectives_used.h"
 #include "calibrate_collectives.h"
 #include "command.h"
 #include "compose/calibration_sweep.h"
@@ -46,7 +47,9 @@ struct CalibrateArgs {
     int threads = 0;
     bool collectives = false;
     std::vector<int> ranks = {2, 4};
+    bool ranks_given = false;
     uint64_t max_bytes = 64ull << 20;
+    bool max_bytes_given = false;
     std::vector<double> batch_scales;
     bool no_sweeps = false;
 };
@@ -276,12 +279,20 @@ model::HostCosts fit_host(const std::vector<HostRow>& rows) {
 
 int run(const CalibrateArgs& args) {
     if (args.collectives) {
-        if (!args.traces.empty()) fail({"--collectives", -1, -1, ""}, "measures collectives only: give no traces with it");
         CollectiveCalibrationOptions options;
         options.out_dir = args.out == "costs.db" ? "calibrated_network" : args.out;
         options.ranks = args.ranks;
         options.quick = args.quick;
         options.max_bytes = args.max_bytes;
+        if (!args.traces.empty()) {
+            analysis::CollectivesUsed used;
+            for (const TraceInput& in : expand_trace_inputs(args.traces)) {
+                Trace trace = load_trace(in.trace_path);
+                if (!in.meta_path.empty()) apply_recording_meta(trace, in.meta_path);
+                analysis::add_collectives_used(used, trace);
+            }
+            focus_on_collectives_used(options, used, args.traces, args.ranks_given, args.max_bytes_given);
+        }
         return run_collective_calibration(options);
     }
     if (args.traces.empty()) fail({"calibrate", -1, -1, ""}, "give traces or recordings to calibrate on (or --collectives)");
@@ -455,10 +466,19 @@ const Registrar registrar{{
                      "time only the traces' own ops, not the shape sweep per op family (GEMM, conv, embedding, norms, softmax, "
                      "elementwise, reductions, optimizer updates, copies) that family models fit on");
         app.add_flag("--collectives", args->collectives,
-                     "measure Gloo collectives on this machine and fit ASTRA-sim network and system files (--out DIR, default calibrated_network)");
-        app.add_option("--ranks", args->ranks, "with --collectives: rank counts to measure (default 2 4)")->delimiter(',');
-        app.add_option("--max-bytes", args->max_bytes, "with --collectives: largest message (default 64 MiB)");
-        return [args] { return run(*args); };
+                     "measure Gloo collectives on this machine and fit ASTRA-sim network and system files (--out DIR, default "
+                     "calibrated_network); given traces, only the collectives, sizes and world size they run");
+        CLI::Option* ranks =
+            app.add_option("--ranks", args->ranks,
+                           "with --collectives: rank counts to measure (default: the traces' world size, else 2 4)")
+                ->delimiter(',');
+        CLI::Option* max_bytes = app.add_option(
+            "--max-bytes", args->max_bytes, "with --collectives: largest message (default: 4x the traces' largest, else 64 MiB)");
+        return [args, ranks, max_bytes] {
+            args->ranks_given = ranks->count() > 0;
+            args->max_bytes_given = max_bytes->count() > 0;
+            return run(*args);
+        };
     },
 }};
 

@@ -7,6 +7,7 @@
 #ifdef MIMIC_HAVE_TORCH
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -106,7 +107,80 @@ void write_fit(JsonWriter& w, const sim::NetworkFit& fit) {
     w.end_object();
 }
 
+std::string join_names(const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+void write_focus(JsonWriter& w, const CollectiveCalibrationOptions& o) {
+    w.key("fitted_to").begin_object();
+    w.key("traces").begin_array();
+    for (const std::string& t : o.traces) w.value(t);
+    w.end_array();
+    w.key("collectives").begin_array();
+    for (const std::string& c : o.collectives) w.value(c);
+    w.end_array();
+    w.field("min_bytes", o.min_bytes);
+    w.field("max_bytes", o.max_bytes);
+    w.key("notes").begin_array();
+    for (const std::string& n : o.focus) w.value(n);
+    w.end_array();
+    w.end_object();
+}
+
 }  // namespace
+
+void focus_on_collectives_used(CollectiveCalibrationOptions& o, const analysis::CollectivesUsed& used,
+                               const std::vector<std::string>& traces, bool ranks_given, bool max_bytes_given) {
+    o.traces = traces;
+    o.collectives.clear();
+    o.focus.clear();
+    uint64_t lo = UINT64_MAX, hi = 0;
+    std::string skipped;
+    for (const auto& [name, use] : used.by_collective) {
+        const bool timed = std::find(std::begin(replay::kBenchCollectives), std::end(replay::kBenchCollectives), name) !=
+                           std::end(replay::kBenchCollectives);
+        if (!timed) {
+            skipped += (skipped.empty() ? "" : ", ") + name + " (" + std::to_string(use.calls) + " calls)";
+            continue;
+        }
+        std::string line = name + ": " + std::to_string(use.calls) + " calls";
+        if (use.sized_calls > 0) {
+            lo = std::min(lo, use.min_bytes);
+            hi = std::max(hi, use.max_bytes);
+            line += ", " + replay::size_text(use.min_bytes) + " to " + replay::size_text(use.max_bytes);
+        }
+        o.focus.push_back(line);
+    }
+    // In the bench's order, which is the order the table lists them.
+    for (const char* c : replay::kBenchCollectives)
+        if (used.by_collective.count(c)) o.collectives.push_back(c);
+    if (o.collectives.empty())
+        fail({join_names(traces), -1, -1, ""}, std::string("no collective calibrate can time (all_reduce, all_gather, all_to_all, "
+                                              "reduce_scatter) in these traces") +
+                                      (skipped.empty() ? "" : "; they run " + skipped) +
+                                      ": give no traces to time all four");
+    if (!skipped.empty()) o.focus.push_back("not timed (Gloo's bench times the four above): " + skipped);
+    if (hi > 0) {
+        // A quarter of the smallest to 4x the largest, on the grid of 1 KiB x 4^k,
+        // so that each size the job sends lies between two measured ones.
+        uint64_t min_bytes = 1024;
+        while (min_bytes * 4 <= lo / 4) min_bytes *= 4;
+        uint64_t max_bytes = min_bytes * 4;
+        while (max_bytes < hi * 4 && max_bytes < (1ull << 40)) max_bytes *= 4;
+        o.min_bytes = min_bytes;
+        if (!max_bytes_given) o.max_bytes = max_bytes;
+        if (o.max_bytes <= o.min_bytes) o.min_bytes = std::max<uint64_t>(1024, o.max_bytes / 16);
+    } else {
+        o.focus.push_back("no call gives its size: every size is timed");
+    }
+    if (!ranks_given) {
+        const int64_t world = used.world_size > 1 ? used.world_size : static_cast<int64_t>(used.traces);
+        if (world > 1) o.ranks = {static_cast<int>(world)};
+        else o.focus.push_back("the traces name no world size: timed on 2 and 4 ranks");
+    }
+}
 
 int run_collective_calibration(const CollectiveCalibrationOptions& o) {
     if (o.out_dir.empty()) fail({"", -1, -1, "--out"}, "no output directory given");
@@ -120,7 +194,16 @@ int run_collective_calibration(const CollectiveCalibrationOptions& o) {
     replay::CollectiveBenchOptions bench;
     bench.ranks = o.ranks;
     bench.quick = o.quick;
+    bench.min_bytes = o.min_bytes;
     bench.max_bytes = o.max_bytes;
+    if (!o.collectives.empty()) bench.collectives = o.collectives;
+    if (!o.traces.empty()) {
+        std::string ranks;
+        for (int n : o.ranks) ranks += (ranks.empty() ? "" : " and ") + std::to_string(n);
+        std::fprintf(stderr, "mimic calibrate: timing the collectives the traces run, %s to %s, on %s ranks\n",
+                     replay::size_text(o.min_bytes).c_str(), replay::size_text(o.max_bytes).c_str(), ranks.c_str());
+        for (const std::string& line : o.focus) std::fprintf(stderr, "mimic calibrate:   %s\n", line.c_str());
+    }
     bench.timeout_s = o.timeout_s;
     bench.rank_command = {self_exe(), kCollectiveRankCommand};
     const std::vector<replay::CollectiveBenchTiming> timings = replay::measure_collectives(bench);
@@ -165,7 +248,8 @@ int run_collective_calibration(const CollectiveCalibrationOptions& o) {
             " (" + machine.cpu_model + "), " + today() + "\n" +
             (use_joint ? "one set of parameters for every rank count measured; " : "fitted to the " + std::to_string(n) +
                                                                                         "-rank measurements; ") +
-            "mean |error| of simulate against them " + fmt("%.1f", fit.mean_abs_error_pct_of(n)) + "% (collectives.json)";
+            "mean |error| of simulate against them " + fmt("%.1f", fit.mean_abs_error_pct_of(n)) + "% (collectives.json)" +
+            (o.traces.empty() ? std::string() : "\nfitted to the collectives the traces run: " + join_names(o.collectives));
         const std::string net = o.out_dir + "/network_" + std::to_string(n) + "ranks.yml";
         const std::string sys = o.out_dir + "/system_" + std::to_string(n) + "ranks.json";
         write_output(net, sim::fitted_network_yaml(fit.params, n, comment));
@@ -198,6 +282,7 @@ int run_collective_calibration(const CollectiveCalibrationOptions& o) {
         write_fit(w, *joint);
     }
     w.field("written", use_joint ? "joint_fit" : "fits");
+    if (!o.traces.empty()) write_focus(w, o);
     w.end_object();
     const std::string json_path = o.out_dir + "/collectives.json";
     write_output(json_path, w.str() + "\n");
