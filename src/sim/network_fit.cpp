@@ -248,10 +248,14 @@ std::string fitted_network_yaml(const NetworkFitParams& p, int ranks, const std:
 std::string fitted_system_json(const NetworkFitParams& p) {
     JsonWriter w;
     w.begin_object();
-    w.field("scheduling-policy", "LIFO");
+    // Gloo's process group runs collectives on two worker threads, taking
+    // them in the order queued: two streams at once, first come first served
+    // (with mimic's collectives_in_flight 2; one collective alone, as
+    // calibrate times them, runs the same under either setting).
+    w.field("scheduling-policy", "FIFO");
     w.field("collective-optimization", "localBWAware");
     w.field("endpoint-delay", static_cast<long long>(std::llround(std::max(1.0, p.endpoint_delay_ns))));
-    w.field("active-chunks-per-dimension", 1);
+    w.field("active-chunks-per-dimension", 2);
     w.field("preferred-dataset-splits", 1);
     for (int c = 0; c < kCollectiveKinds; ++c) {
         w.key(implementation_key(static_cast<CollectiveKind>(c))).begin_array();

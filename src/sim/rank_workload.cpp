@@ -81,7 +81,7 @@ bool RankWorkload::any_ready() const {
 bool RankWorkload::available(const WorkloadNode& node) const {
     if (node.is_cpu_op) return cpu_ops_ == 0;
     if (node.type == ChakraNodeType::Comp) return gpu_comp_ops_ == 0;
-    return gpu_comm_ops_ == 0 || node.type == ChakraNodeType::CommRecv;
+    return gpu_comm_ops_ < system_.setup().options.collectives_in_flight || node.type == ChakraNodeType::CommRecv;
 }
 
 void RankWorkload::occupy(const WorkloadNode& node, int delta) {

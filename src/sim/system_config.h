@@ -74,6 +74,11 @@ struct RunOptions {
     std::map<int, double> straggler;
     // Ranks sharing a host's cores (mimic predict of local Gloo ranks); off for ASTRA-sim's inputs.
     HostCores host_cores;
+    // Collectives one rank runs at once. ASTRA-sim's workload layer keeps one
+    // in flight (as NCCL runs a process group's collectives on one stream);
+    // Gloo's process group runs one per worker thread, two by default, and
+    // DDP's buckets overlap pairwise in its profiles (docs/findings.md, 2026-12-07).
+    int collectives_in_flight = 1;
 };
 
 // Remote memory (ASTRA-sim's remote-memory JSON).

@@ -38,6 +38,26 @@ private:
     TraceWorkload& out_;
 };
 
+// Whether a collective call's tensors live on the CPU (Gloo's; NCCL takes
+// device tensors only). Tensors in lists count (c10d's ops take Tensor[]).
+bool on_cpu_tensors(const Trace& trace, uint32_t node) {
+    const Node& n = trace.nodes[node];
+    auto cpu = [&](const Value& v) {
+        if (v.kind != ValueKind::Tensor) return -1;
+        const std::string_view device = trace.str(trace.tensor(v).device);
+        if (device.empty()) return -1;
+        return device.rfind("cpu", 0) == 0 ? 1 : 0;
+    };
+    for (uint32_t i = 0; i < n.inputs.count; ++i) {
+        const Value& v = trace.values[n.inputs.begin + i];
+        int found = cpu(v);
+        if (v.kind == ValueKind::List)
+            for (uint32_t k = 0; k < v.payload.range.count && found < 0; ++k) found = cpu(*trace.value_ptr(v.payload.range, k));
+        if (found >= 0) return found == 1;
+    }
+    return false;
+}
+
 RankGraph graph_of(const Trace& trace, int rank, TraceWorkload& out, const HostOpTime& host_op_time) {
     // A Chakra file runs as written, as ASTRA-sim and a workload prefix run
     // it: its device nodes and their durations, its dependencies. Converting
@@ -62,6 +82,9 @@ RankGraph graph_of(const Trace& trace, int rank, TraceWorkload& out, const HostO
             ++comp;
             timed += p.duration_us > 0 || node.duration_ns > 0 ? 1 : 0;
         } else {
+            if (p.type == ChakraNodeType::CommColl && p.device_event == UINT32_MAX && p.source != UINT32_MAX &&
+                on_cpu_tensors(trace, p.source))
+                ++out.cpu_collectives;
             node.comm_type = static_cast<ChakraCollective>(static_cast<int>(p.comm.type));
             node.comm_size = p.comm.size_bytes > 0 ? static_cast<uint64_t>(p.comm.size_bytes) : 0;
             node.comm_group = groups.of(p.comm.pg_name);
@@ -116,6 +139,15 @@ TraceWorkload read_trace_workload(const std::vector<std::string>& paths, const s
         out.graphs.push_back(std::move(graph));
     }
     return out;
+}
+
+int collectives_in_flight_for(const TraceWorkload& workload, int given, std::vector<std::string>& notes) {
+    if (given > 0) return given;
+    if (workload.cpu_collectives == 0) return 1;
+    notes.push_back(std::to_string(workload.cpu_collectives) +
+                    " collectives on CPU tensors run on Gloo's worker threads: up to 2 at once per rank (ProcessGroupGloo's "
+                    "default; --collectives-in-flight N says otherwise)");
+    return 2;
 }
 
 std::vector<SharedGraph> replicate_ranks(const RankGraph& graph, int ranks, std::vector<std::string>& notes) {

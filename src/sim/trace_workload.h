@@ -19,6 +19,9 @@ struct TraceWorkload {
     std::vector<RankGraph> graphs;                   // graphs[r] is rank r
     std::map<int, std::vector<int>> comm_groups;     // process groups other than the world's
     std::vector<std::string> notes;                  // what was inferred (ranks by position, missing durations)
+    // Collectives whose tensors are on the CPU: Gloo's, which its process
+    // group runs on worker threads, several at once (RunOptions::collectives_in_flight).
+    size_t cpu_collectives = 0;
     // rank -> node id -> the op's name, for predict's critical path (filled
     // only when a HostOpTime is given: thousands of simulated ranks need none).
     std::map<int64_t, std::unordered_map<uint64_t, std::string>> node_names;
@@ -35,6 +38,12 @@ using HostOpTime = std::function<uint64_t(const Trace& trace, uint32_t node)>;
 // `profile`: a Kineto trace for the one trace given (recordings bring their own).
 TraceWorkload read_trace_workload(const std::vector<std::string>& paths, const std::string& profile = "",
                                   const HostOpTime& host_op_time = nullptr);
+
+// Collectives one rank runs at once for this workload when the user does
+// not say (`given` > 0): Gloo's two worker threads (ProcessGroupGloo's
+// default) where its collectives are on CPU tensors, else one, as ASTRA-sim
+// runs them; a note says which was taken and why.
+int collectives_in_flight_for(const TraceWorkload& workload, int given, std::vector<std::string>& notes);
 
 // A data-parallel trace recorded on one rank, run by `ranks` ranks: each gets
 // the same graph, and every collective spans them all. Throws mimic::Error

@@ -130,9 +130,10 @@ TEST(NetworkFit, WrittenFilesAreWhatSimulateReads) {
     EXPECT_EQ(net.dims[0].npus, 4);
     EXPECT_DOUBLE_EQ(net.dims[0].latency_ns, 1234.5);
     EXPECT_DOUBLE_EQ(net.dims[0].bandwidth_GBps, 1.6);
-    EXPECT_EQ(sys.scheduling, SchedulingPolicy::Lifo);
+    // Gloo's two worker threads, taking collectives in the order queued.
+    EXPECT_EQ(sys.scheduling, SchedulingPolicy::Fifo);
     EXPECT_EQ(sys.preferred_dataset_splits, 1);
-    EXPECT_EQ(sys.active_chunks_per_dimension, 1);
+    EXPECT_EQ(sys.active_chunks_per_dimension, 2);
     EXPECT_DOUBLE_EQ(sys.endpoint_delay, 4000);
     EXPECT_DOUBLE_EQ(sys.local_mem_bw_GBps, 3.5);
     EXPECT_EQ(sys.implementations[static_cast<int>(CollectiveKind::AllToAll)][0].kind, AlgorithmKind::Direct);

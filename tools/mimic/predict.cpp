@@ -47,6 +47,7 @@ struct PredictArgs {
     std::string network, system, memory;
     int ranks = 0;
     int ranks_per_host = 0;     // 0: as the recordings say
+    int collectives_in_flight = 0;  // per rank; 0: as sim::collectives_in_flight_for says
     double cores_per_host = 0;  // 0: as the recordings say
     int threads = 0;
     bool unseen = false;
@@ -303,6 +304,7 @@ int run_ranks(const PredictArgs& args, const model::CostDb& db) {
     input.options.host_cores = host_cores_for(args, inputs, static_cast<int>(input.graphs.size()), threads, hosts_from,
                                                 warnings);
     const sim::HostCores& hc = input.options.host_cores;
+    input.options.collectives_in_flight = sim::collectives_in_flight_for(w, args.collectives_in_flight, warnings);
     sim::SimulationOptions options;
     options.record_spans = true;  // for the critical path
     sim::SimulationResult r = sim::simulate(input, options);
@@ -573,6 +575,10 @@ const Registrar registrar{{
             ->check(CLI::Range(1, 1 << 20));
         app.add_option("--cores-per-host", args->cores_per_host, "cores of a host that ranks share (default: the recording's usable cores)")
             ->check(above_zero());
+        app.add_option("--collectives-in-flight", args->collectives_in_flight,
+                       "many ranks: collectives one rank runs at once (default: 2 where they are on CPU tensors, Gloo's worker "
+                       "threads; else 1)")
+            ->check(CLI::Range(1, 1024));
         app.add_option("--costs", args->costs, "cost database from mimic calibrate (default costs.db)");
         app.add_option("--json", args->json, "also write the prediction as JSON to FILE ('-': JSON alone on stdout)");
         app.add_option("--top", args->top, "critical-path ops to list (default 10)");

@@ -1,6 +1,7 @@
 // mimic simulate PREFIX --network NET.yml --system SYS.json [...]
 // Simulates every rank of a Chakra workload (PREFIX.<rank>.et, as ASTRA-sim
 // reads it) on a modelled network, with ASTRA-sim's inputs and semantics.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -30,6 +31,7 @@ struct SimulateArgs {
     std::string network_model = "analytical";
     std::string rendezvous = "false";
     sim::RunOptions options;
+    int collectives_in_flight = 0;  // 0: as sim::collectives_in_flight_for says
     std::string json;
     std::string timeline;
     bool astra_lines = false;
@@ -63,6 +65,7 @@ std::vector<sim::SharedGraph> read_inputs(const SimulateArgs& args, sim::Simulat
     const int npus = input.network.total_npus();
     const std::string ext = args.inputs.size() == 1 ? sim::workload_prefix_extension(args.inputs[0]) : "";
     if (!ext.empty()) {
+        input.options.collectives_in_flight = std::max(1, args.collectives_in_flight);
         if (args.ranks > 0 && !std::filesystem::exists(args.inputs[0] + ".1" + ext))
             return sim::replicate_ranks(sim::read_rank_graph(args.inputs[0] + ".0" + ext, 0), args.ranks, notes);
         for (int r = 0; r < npus; ++r) input.files.push_back(args.inputs[0] + "." + std::to_string(r) + ext);
@@ -70,6 +73,7 @@ std::vector<sim::SharedGraph> read_inputs(const SimulateArgs& args, sim::Simulat
     }
     sim::TraceWorkload traces = sim::read_trace_workload(args.inputs, args.profile);
     notes.insert(notes.end(), traces.notes.begin(), traces.notes.end());
+    input.options.collectives_in_flight = sim::collectives_in_flight_for(traces, args.collectives_in_flight, notes);
     if (args.ranks > 0) {
         if (traces.graphs.size() != 1)
             fail({"--ranks", -1, -1, ""}, "scales one rank's trace; " + std::to_string(traces.graphs.size()) + " ranks were given");
@@ -158,6 +162,10 @@ const Registrar registrar{{
         app.add_option("--comm-scale", args->options.comm_scale, "scale every communication size (ASTRA-sim ignores it)");
         app.add_option("--compute-scale", args->options.compute_scale, "scale every compute duration (ASTRA-sim ignores it)");
         app.add_option("--injection-scale", args->options.injection_scale, "scale the endpoint delay");
+        app.add_option("--collectives-in-flight", args->collectives_in_flight,
+                       "collectives one rank runs at once (default: 2 for PyTorch traces whose collectives are on CPU tensors, "
+                       "Gloo's worker threads; else 1, as ASTRA-sim)")
+            ->check(CLI::Range(1, 1024));
         app.add_flag("--every-rank", args->every_rank,
                      "simulate every rank even when all run alike (by default such ranks are simulated once: exact, and far faster)");
         app.add_flag("--astra-lines", args->astra_lines, "print ASTRA-sim's own 'sys[r] finished' lines instead of the table");
