@@ -3,7 +3,8 @@
 # data-parallel step on N local ranks over Gloo (ddp_mlp), replays it
 # REPEATS times (each a fresh set of processes, 40 timed iterations), fits
 # Gloo's collectives on this machine into ASTRA-sim network files
-# (calibrate --collectives), then gives every rank's iteration time two ways:
+# (calibrate --collectives REC: the kinds and sizes the recording runs),
+# then gives every rank's iteration time two ways:
 #   simulate  the recording converted (its profiled op times) on the fitted network
 #   predict   the ops' costs calibrated on this machine, scheduled by the same engine
 # and prints each against the median of the replays and against the original.
@@ -26,8 +27,8 @@ for k in $(seq 1 "$REPEATS"); do
     "$mimic" replay "$OUT/rec" --host-gaps measured --iters 40 --json "$OUT/replay$k.json" > "$OUT/replay$k.txt"
 done
 if [ ! -f "$OUT/net/network_${N}ranks.yml" ]; then
-    echo "calibrating Gloo collectives on $N ranks" >&2
-    "$mimic" calibrate --collectives --ranks "$N" --out "$OUT/net" > "$OUT/net.txt" 2>&1
+    echo "calibrating Gloo collectives on $N ranks (the ones the recording runs)" >&2
+    "$mimic" calibrate --collectives "$OUT/rec" --out "$OUT/net" > "$OUT/net.txt" 2>&1
 fi
 net=(--network "$OUT/net/network_${N}ranks.yml" --system "$OUT/net/system_${N}ranks.json")
 "$mimic" simulate "$OUT/rec" "${net[@]}" --json "$OUT/simulate.json" > "$OUT/simulate.txt"

@@ -50,6 +50,7 @@ struct CalibrateArgs {
     bool ranks_given = false;
     uint64_t max_bytes = 64ull << 20;
     bool max_bytes_given = false;
+    bool idle_cores = false;
     std::vector<double> batch_scales;
     bool no_sweeps = false;
 };
@@ -284,6 +285,7 @@ int run(const CalibrateArgs& args) {
         options.ranks = args.ranks;
         options.quick = args.quick;
         options.max_bytes = args.max_bytes;
+        options.busy_cores = !args.idle_cores;
         if (!args.traces.empty()) {
             analysis::CollectivesUsed used;
             for (const TraceInput& in : expand_trace_inputs(args.traces)) {
@@ -472,6 +474,9 @@ const Registrar registrar{{
             app.add_option("--ranks", args->ranks,
                            "with --collectives: rank counts to measure (default: the traces' world size, else 2 4)")
                 ->delimiter(',');
+        app.add_flag("--idle-cores", args->idle_cores,
+                     "with --collectives: time them between idle processes (default: every core kept busy at the lowest "
+                     "priority, as beside a step's compute; a virtual machine wakes an idle core late)");
         CLI::Option* max_bytes = app.add_option(
             "--max-bytes", args->max_bytes, "with --collectives: largest message (default: 4x the traces' largest, else 64 MiB)");
         return [args, ranks, max_bytes] {
