@@ -61,12 +61,6 @@ lo=$(json_get "$f" "min(m['bytes'] for m in d['measurements'])"); hi=$(json_get 
 [ "$lo" = 65536 ] && [ "$hi" = 16777216 ] || fail "sizes $lo..$hi"
 grep -q "timing the collectives the traces run" "$work/focus.err" || fail "no line saying what was chosen: $(head -3 "$work/focus.err")"
 grep -q "fitted to the collectives the traces run: all_reduce" "$work/focus/network_2ranks.yml" || fail "network comment"
-json_get "$f" "d['cores']" | grep -q "kept busy" || fail "DDP's collectives run beside compute: cores not kept busy"
-# A step that waits for each collective (dist.all_reduce without async_op): timed between idle processes.
-"$mimic" calibrate --collectives "$data/gloo_sync_collectives/manual_rank0.et.json.gz" --ranks 2 --quick --max-bytes 65536 \
-    --out "$work/sync" > /dev/null 2> "$work/sync.err" || fail "synchronous step: $(tail -3 "$work/sync.err")"
-grep -q "blocks its thread" "$work/sync.err" || fail "no note on the blocking collectives: $(head -4 "$work/sync.err")"
-json_get "$work/sync/collectives.json" "d['cores']" | grep -q "^idle" || fail "synchronous collectives timed with busy cores"
 # A trace with no collective: one error naming it.
 "$mimic" calibrate --collectives "$data/redispatch_1.13/et.json.gz" --out "$work/none" > /dev/null 2> "$work/none.err" && fail "no collectives accepted"
 grep -q "redispatch_1.13/et.json.gz.*no collective calibrate can time" "$work/none.err" || fail "no-collective error: $(cat "$work/none.err")"

@@ -24,7 +24,6 @@
 #include "calibrate_collectives.h"
 #include "command.h"
 #include "compose/calibration_sweep.h"
-#include "io/chakra/chakra_convert.h"
 #include "compose/scale_batch.h"
 #include "io/recording/recording_dir.h"
 #include "io/trace_loader.h"
@@ -51,7 +50,6 @@ struct CalibrateArgs {
     bool ranks_given = false;
     uint64_t max_bytes = 64ull << 20;
     bool max_bytes_given = false;
-    bool idle_cores = false;
     std::vector<double> batch_scales;
     bool no_sweeps = false;
 };
@@ -286,27 +284,14 @@ int run(const CalibrateArgs& args) {
         options.ranks = args.ranks;
         options.quick = args.quick;
         options.max_bytes = args.max_bytes;
-        options.busy_cores = !args.idle_cores;
         if (!args.traces.empty()) {
             analysis::CollectivesUsed used;
-            size_t beside = 0, blocking = 0;  // Gloo collectives the thread goes on beside, or waits for
             for (const TraceInput& in : expand_trace_inputs(args.traces)) {
                 Trace trace = load_trace(in.trace_path);
                 if (!in.meta_path.empty()) apply_recording_meta(trace, in.meta_path);
                 analysis::add_collectives_used(used, trace);
-                for (const ChakraPlanNode& p : plan_chakra_nodes(trace).nodes)
-                    if (p.type == ChakraNodeType::CommColl && p.device_event == UINT32_MAX && p.source != UINT32_MAX &&
-                        p.comm.type != CollectiveType::Barrier)
-                        ++(p.queued_collective ? beside : blocking);
             }
             focus_on_collectives_used(options, used, args.traces, args.ranks_given, args.max_bytes_given);
-            // A step that waits for every collective (dist.all_reduce without
-            // async_op) sits idle while they run, and so do the cores under it.
-            if (options.busy_cores && beside == 0 && blocking > 0) {
-                options.busy_cores = false;
-                options.focus.push_back("every collective of the traces blocks its thread: timed between idle processes, as "
-                                        "the step waits for them");
-            }
         }
         return run_collective_calibration(options);
     }
@@ -487,10 +472,6 @@ const Registrar registrar{{
             app.add_option("--ranks", args->ranks,
                            "with --collectives: rank counts to measure (default: the traces' world size, else 2 4)")
                 ->delimiter(',');
-        app.add_flag("--idle-cores", args->idle_cores,
-                     "with --collectives: time them between idle processes (default: every core kept busy at the lowest "
-                     "priority, as beside a step's compute, unless the traces' collectives all block their thread; a "
-                     "virtual machine wakes an idle core late)");
         CLI::Option* max_bytes = app.add_option(
             "--max-bytes", args->max_bytes, "with --collectives: largest message (default: 4x the traces' largest, else 64 MiB)");
         return [args, ranks, max_bytes] {

@@ -205,7 +205,6 @@ int run_collective_calibration(const CollectiveCalibrationOptions& o) {
         for (const std::string& line : o.focus) std::fprintf(stderr, "mimic calibrate:   %s\n", line.c_str());
     }
     bench.timeout_s = o.timeout_s;
-    bench.busy_cores = o.busy_cores;
     bench.rank_command = {self_exe(), kCollectiveRankCommand};
     const std::vector<replay::CollectiveBenchTiming> timings = replay::measure_collectives(bench);
     const double measure_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
@@ -266,8 +265,6 @@ int run_collective_calibration(const CollectiveCalibrationOptions& o) {
     w.field("load_average_before", load_before);
     w.field("load_average_after", load_after);
     w.field("quick", o.quick);
-    w.field("cores", o.busy_cores ? "kept busy at the lowest priority (SCHED_IDLE spinners), as beside a step's compute"
-                                  : "idle between the calls (--idle-cores)");
     w.field("measure_seconds", measure_s);
     w.field("total_seconds", total_s);
     w.field("timing",

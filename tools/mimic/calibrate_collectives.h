@@ -16,9 +16,6 @@ struct CollectiveCalibrationOptions {
     std::string out_dir;               // created if missing
     std::vector<int> ranks = {2, 4};   // one process per rank on this machine
     bool quick = false;                // sizes 16x apart and fewer calls (~30 s instead of ~2 min)
-    // Time with every core kept busy at the lowest priority (support/idle_spinners.h),
-    // as beside a step's compute; false: between otherwise idle processes.
-    bool busy_cores = true;
     uint64_t min_bytes = 1024;         // smallest size timed
     uint64_t max_bytes = 64ull << 20;  // largest size timed
     int timeout_s = 120;               // a rank waiting longer for a peer fails

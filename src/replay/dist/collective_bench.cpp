@@ -18,7 +18,6 @@
 #include "replay/dist/process_groups.h"
 #include "replay/replayer.h"
 #include "support/error.h"
-#include "support/idle_spinners.h"
 #include "support/json_file.h"
 #include "support/json_writer.h"
 #include "support/launcher_env.h"
@@ -256,13 +255,10 @@ std::vector<CollectiveBenchTiming> measure_collectives(const CollectiveBenchOpti
                 specs.push_back(std::move(spec));
                 paths.push_back(json);
             }
-            std::fprintf(stderr, "mimic calibrate: timing Gloo collectives on %d ranks over loopback (%zu collectives x %zu sizes, %s to %s%s)\n",
+            std::fprintf(stderr, "mimic calibrate: timing Gloo collectives on %d ranks over loopback (%zu collectives x %zu sizes, %s to %s)\n",
                          world, o.collectives.size(), sizes.size(), size_text(sizes.front()).c_str(),
-                         size_text(sizes.back()).c_str(), o.busy_cores ? ", every core kept busy" : "");
-            std::unique_ptr<IdleSpinners> spinners;
-            if (o.busy_cores) spinners = std::make_unique<IdleSpinners>();
+                         size_text(sizes.back()).c_str());
             const ProcessGroupResult run = run_process_group(specs, 5.0);
-            spinners.reset();
             if (run.first_failure < 0) {
                 std::vector<std::vector<RankPoint>> ranks;
                 for (int r = 0; r < world; ++r) ranks.push_back(read_rank_points(paths[size_t(r)], r));

@@ -53,8 +53,6 @@ struct CollectiveBenchOptions {
     // appends the plan (collective_bench_rank_args) to it.
     std::vector<std::string> rank_command;
     int timeout_s = 120;  // a rank waiting longer for a peer fails, and the others are stopped
-    // Keep every core busy at the lowest priority while timing (support/idle_spinners.h).
-    bool busy_cores = false;
 };
 
 // The sizes timed, smallest first: min_bytes, then 4x (quick: 16x) larger
