@@ -141,12 +141,25 @@ TraceWorkload read_trace_workload(const std::vector<std::string>& paths, const s
     return out;
 }
 
-int collectives_in_flight_for(const TraceWorkload& workload, int given, std::vector<std::string>& notes) {
+int collectives_in_flight_for(const TraceWorkload& workload, int given, const SystemConfig& system,
+                              std::vector<std::string>& notes) {
+    const bool fifo = system.scheduling == SchedulingPolicy::Fifo;
+    if (given > 1 && !fifo)
+        notes.push_back("--collectives-in-flight " + std::to_string(given) + " under " + system.source +
+                        "'s non-FIFO scheduling: a rank may start its collectives in another order than its peers "
+                        "and never finish");
     if (given > 0) return given;
     if (workload.cpu_collectives == 0) return 1;
-    notes.push_back(std::to_string(workload.cpu_collectives) +
-                    " collectives on CPU tensors run on Gloo's worker threads: up to 2 at once per rank (ProcessGroupGloo's "
-                    "default; --collectives-in-flight N says otherwise)");
+    const std::string what = std::to_string(workload.cpu_collectives) +
+                             " collectives on CPU tensors run on Gloo's worker threads, up to 2 at once per rank "
+                             "(ProcessGroupGloo's default)";
+    if (!fifo) {
+        notes.push_back(what + ", but " + system.source +
+                        " does not schedule FIFO, under which two in flight could start in another order on each "
+                        "rank: one at a time (calibrate --collectives writes FIFO)");
+        return 1;
+    }
+    notes.push_back(what + ": 2 in flight (--collectives-in-flight N says otherwise)");
     return 2;
 }
 

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/system_config.h"
 #include "sim/workload_graph.h"
 
 namespace mimic::sim {
@@ -42,8 +43,12 @@ TraceWorkload read_trace_workload(const std::vector<std::string>& paths, const s
 // Collectives one rank runs at once for this workload when the user does
 // not say (`given` > 0): Gloo's two worker threads (ProcessGroupGloo's
 // default) where its collectives are on CPU tensors, else one, as ASTRA-sim
-// runs them; a note says which was taken and why.
-int collectives_in_flight_for(const TraceWorkload& workload, int given, std::vector<std::string>& notes);
+// runs them; a note says which was taken and why. Two need the system's
+// FIFO scheduling: under LIFO a rank whose second collective was ready
+// before its stream freed starts that one first, its peers the other, and
+// neither finishes. A `given` count above one under LIFO gets a note saying so.
+int collectives_in_flight_for(const TraceWorkload& workload, int given, const SystemConfig& system,
+                              std::vector<std::string>& notes);
 
 // A data-parallel trace recorded on one rank, run by `ranks` ranks: each gets
 // the same graph, and every collective spans them all. Throws mimic::Error

@@ -71,14 +71,33 @@ TEST(CollectivesInFlight, GlooStepsCollectivesAreOnCpuTensors) {
 TEST(CollectivesInFlight, GlooCollectivesTakeTwoUnlessTold) {
     TraceWorkload gloo;
     gloo.cpu_collectives = 3;
+    SystemConfig fifo;
+    fifo.scheduling = SchedulingPolicy::Fifo;
     std::vector<std::string> notes;
-    EXPECT_EQ(collectives_in_flight_for(gloo, 0, notes), 2);
+    EXPECT_EQ(collectives_in_flight_for(gloo, 0, fifo, notes), 2);
     ASSERT_EQ(notes.size(), 1u);
     EXPECT_NE(notes[0].find("Gloo's worker threads"), std::string::npos) << notes[0];
     notes.clear();
-    EXPECT_EQ(collectives_in_flight_for(gloo, 1, notes), 1);
-    EXPECT_EQ(collectives_in_flight_for(TraceWorkload{}, 0, notes), 1);
+    EXPECT_EQ(collectives_in_flight_for(gloo, 1, fifo, notes), 1);
+    EXPECT_EQ(collectives_in_flight_for(TraceWorkload{}, 0, fifo, notes), 1);
     EXPECT_TRUE(notes.empty());
+}
+
+TEST(CollectivesInFlight, LifoSchedulingKeepsOneUnlessTold) {
+    // Under LIFO two in flight deadlock a real 2-rank DDP step: a rank whose
+    // second bucket was ready before its stream freed starts that one first.
+    TraceWorkload gloo;
+    gloo.cpu_collectives = 8;
+    SystemConfig lifo;
+    lifo.source = "sys.json";
+    std::vector<std::string> notes;
+    EXPECT_EQ(collectives_in_flight_for(gloo, 0, lifo, notes), 1);
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("sys.json does not schedule FIFO"), std::string::npos) << notes[0];
+    notes.clear();
+    EXPECT_EQ(collectives_in_flight_for(gloo, 2, lifo, notes), 2);
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("never finish"), std::string::npos) << notes[0];
 }
 
 }  // namespace

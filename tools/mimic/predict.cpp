@@ -304,7 +304,7 @@ int run_ranks(const PredictArgs& args, const model::CostDb& db) {
     input.options.host_cores = host_cores_for(args, inputs, static_cast<int>(input.graphs.size()), threads, hosts_from,
                                                 warnings);
     const sim::HostCores& hc = input.options.host_cores;
-    input.options.collectives_in_flight = sim::collectives_in_flight_for(w, args.collectives_in_flight, warnings);
+    input.options.collectives_in_flight = sim::collectives_in_flight_for(w, args.collectives_in_flight, input.system, warnings);
     sim::SimulationOptions options;
     options.record_spans = true;  // for the critical path
     sim::SimulationResult r = sim::simulate(input, options);

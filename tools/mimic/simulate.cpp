@@ -73,7 +73,7 @@ std::vector<sim::SharedGraph> read_inputs(const SimulateArgs& args, sim::Simulat
     }
     sim::TraceWorkload traces = sim::read_trace_workload(args.inputs, args.profile);
     notes.insert(notes.end(), traces.notes.begin(), traces.notes.end());
-    input.options.collectives_in_flight = sim::collectives_in_flight_for(traces, args.collectives_in_flight, notes);
+    input.options.collectives_in_flight = sim::collectives_in_flight_for(traces, args.collectives_in_flight, input.system, notes);
     if (args.ranks > 0) {
         if (traces.graphs.size() != 1)
             fail({"--ranks", -1, -1, ""}, "scales one rank's trace; " + std::to_string(traces.graphs.size()) + " ranks were given");
