@@ -8,6 +8,7 @@
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
 #include "support/error.h"
+#include "support/text.h"
 
 namespace mimic::sim {
 namespace {
@@ -46,7 +47,7 @@ bool on_cpu_tensors(const Trace& trace, uint32_t node) {
         if (v.kind != ValueKind::Tensor) return -1;
         const std::string_view device = trace.str(trace.tensor(v).device);
         if (device.empty()) return -1;
-        return device.rfind("cpu", 0) == 0 ? 1 : 0;
+        return starts_with(device, "cpu") ? 1 : 0;
     };
     for (uint32_t i = 0; i < n.inputs.count; ++i) {
         const Value& v = trace.values[n.inputs.begin + i];

@@ -24,6 +24,7 @@
 #include "support/json_writer.h"
 #include "support/machine_info.h"
 #include "support/output.h"
+#include "support/text.h"
 
 namespace mimic::cli {
 namespace {
@@ -107,12 +108,6 @@ void write_fit(JsonWriter& w, const sim::NetworkFit& fit) {
     w.end_object();
 }
 
-std::string join_names(const std::vector<std::string>& names) {
-    std::string out;
-    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-    return out;
-}
-
 void write_focus(JsonWriter& w, const CollectiveCalibrationOptions& o) {
     w.key("fitted_to").begin_object();
     w.key("traces").begin_array();
@@ -139,9 +134,7 @@ void focus_on_collectives_used(CollectiveCalibrationOptions& o, const analysis::
     uint64_t lo = UINT64_MAX, hi = 0;
     std::string skipped;
     for (const auto& [name, use] : used.by_collective) {
-        const bool timed = std::find(std::begin(replay::kBenchCollectives), std::end(replay::kBenchCollectives), name) !=
-                           std::end(replay::kBenchCollectives);
-        if (!timed) {
+        if (!replay::is_bench_collective(name)) {
             skipped += (skipped.empty() ? "" : ", ") + name + " (" + std::to_string(use.calls) + " calls)";
             continue;
         }
@@ -157,7 +150,7 @@ void focus_on_collectives_used(CollectiveCalibrationOptions& o, const analysis::
     for (const char* c : replay::kBenchCollectives)
         if (used.by_collective.count(c)) o.collectives.push_back(c);
     if (o.collectives.empty())
-        fail({join_names(traces), -1, -1, ""}, std::string("no collective calibrate can time (all_reduce, all_gather, all_to_all, "
+        fail({join(traces, ", "), -1, -1, ""}, std::string("no collective calibrate can time (all_reduce, all_gather, all_to_all, "
                                               "reduce_scatter) in these traces") +
                                       (skipped.empty() ? "" : "; they run " + skipped) +
                                       ": give no traces to time all four");
@@ -249,7 +242,7 @@ int run_collective_calibration(const CollectiveCalibrationOptions& o) {
             (use_joint ? "one set of parameters for every rank count measured; " : "fitted to the " + std::to_string(n) +
                                                                                         "-rank measurements; ") +
             "mean |error| of simulate against them " + fmt("%.1f", fit.mean_abs_error_pct_of(n)) + "% (collectives.json)" +
-            (o.traces.empty() ? std::string() : "\nfitted to the collectives the traces run: " + join_names(o.collectives));
+            (o.traces.empty() ? std::string() : "\nfitted to the collectives the traces run: " + join(o.collectives, ", "));
         const std::string net = o.out_dir + "/network_" + std::to_string(n) + "ranks.yml";
         const std::string sys = o.out_dir + "/system_" + std::to_string(n) + "ranks.json";
         write_output(net, sim::fitted_network_yaml(fit.params, n, comment));

@@ -25,10 +25,15 @@
 #include "support/output.h"
 #include "support/subprocess.h"
 #include "support/temp_dir.h"
+#include "support/text.h"
 
 namespace mimic::replay {
 
 const char* const kBenchCollectives[4] = {"all_reduce", "all_gather", "all_to_all", "reduce_scatter"};
+
+bool is_bench_collective(std::string_view name) {
+    return std::find(std::begin(kBenchCollectives), std::end(kBenchCollectives), name) != std::end(kBenchCollectives);
+}
 
 namespace {
 
@@ -39,12 +44,6 @@ constexpr const char* kReduceScatterEmulation =
     "has no reduce_scatter), as the replay runs it";
 
 
-
-std::string join(const std::vector<std::string>& items) {
-    std::string out;
-    for (const std::string& s : items) out += (out.empty() ? "" : ",") + s;
-    return out;
-}
 
 // The value at fraction q of the sorted sample, interpolated.
 double quantile(std::vector<double> v, double q) {
@@ -221,7 +220,7 @@ CallCounts bench_calls(uint64_t bytes, bool quick) {
 std::vector<std::string> collective_bench_rank_args(const CollectiveBenchOptions& o, const std::string& json_path) {
     std::vector<std::string> sizes;
     for (uint64_t b : bench_sizes(o)) sizes.push_back(std::to_string(b));
-    std::vector<std::string> args = {"--sizes", join(sizes), "--collectives", join(o.collectives), "--timeout-s",
+    std::vector<std::string> args = {"--sizes", join(sizes, ","), "--collectives", join(o.collectives, ","), "--timeout-s",
                                      std::to_string(o.timeout_s), "--json", json_path};
     if (o.quick) args.push_back("--quick");
     return args;
@@ -230,7 +229,7 @@ std::vector<std::string> collective_bench_rank_args(const CollectiveBenchOptions
 std::vector<CollectiveBenchTiming> measure_collectives(const CollectiveBenchOptions& o) {
     if (o.rank_command.empty()) fail({}, "no command to run the ranks with");
     for (const std::string& c : o.collectives)
-        if (std::find(std::begin(kBenchCollectives), std::end(kBenchCollectives), c) == std::end(kBenchCollectives))
+        if (!is_bench_collective(c))
             fail({"", -1, -1, "collectives"}, "cannot time '" + c + "' (all_reduce, all_gather, all_to_all, reduce_scatter)");
     const std::vector<uint64_t> sizes = bench_sizes(o);
     std::vector<CollectiveBenchTiming> out;

@@ -21,12 +21,15 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mimic::replay {
 
 // The collectives timed, by the names the timings carry.
 extern const char* const kBenchCollectives[4];  // all_reduce, all_gather, all_to_all, reduce_scatter
+// Whether `name` is one of them.
+bool is_bench_collective(std::string_view name);
 
 // "64 MiB", "4 KiB", "1000003 B": a message size as progress lines and tables print it.
 std::string size_text(uint64_t bytes);
