@@ -4,6 +4,8 @@
 // back from the plan.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/_unique.h>
 #include <ATen/ops/unique_consecutive.h>
@@ -56,6 +58,50 @@ void check_embedding_bag(bool include_last) {
 }
 
 TEST(ReplayValidValues, EmbeddingBag) { check_embedding_bag(false); }
+
+// CTC's backward indexes log_alpha by each sample's target length and takes
+// as many lengths as it is given: lists that do not fit the batch (a trace
+// scaled without them) would read past its tensors. The lists get one entry
+// per sample, the targets labels other than the blank.
+TEST(ReplayValidValues, CtcLossBackwardLengthsFitTheBatch) {
+    TestTrace b;
+    const int64_t steps = 6, batch = 4, classes = 5, labels = 3;
+    b.op("aten::_ctc_loss_backward",
+         "aten::_ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, "
+         "Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) -> Tensor",
+         {b.tensor({batch}, "float", 30), b.tensor({steps, batch, classes}, "float", 31), b.tensor({batch, labels}, "long int", 32),
+          b.ints({steps, steps}), b.ints({3, 2}), b.tensor({batch}, "float", 33), b.tensor({batch, steps, 2 * labels + 1}, "float", 34),
+          TestTrace::integer(0), TestTrace::boolean(false)},
+         {b.tensor({steps, batch, classes}, "float", 35)});
+    Trace trace = b.finish();
+    auto r = replay(trace);
+    ASSERT_EQ(r->replayed_count(), 1u) << skips(*r);
+    const Step& s = r->steps()[0];
+    EXPECT_EQ(s.args[3].toIntVector(), std::vector<int64_t>(batch, steps));
+    const std::vector<int64_t> target_lengths = s.args[4].toIntVector();
+    ASSERT_EQ(target_lengths.size(), size_t(batch));
+    EXPECT_EQ(*std::max_element(target_lengths.begin(), target_lengths.end()), labels);  // log_alpha's width
+    at::Tensor targets = s.args[2].toTensor();
+    EXPECT_GE(targets.min().item<int64_t>(), 1);  // never the blank
+    EXPECT_LT(targets.max().item<int64_t>(), classes);
+}
+
+// Lists that fit are the original's values and stay.
+TEST(ReplayValidValues, CtcLossKeepsRecordedLengthsThatFit) {
+    TestTrace b;
+    b.op("aten::_ctc_loss",
+         "aten::_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, "
+         "bool zero_infinity=False) -> (Tensor, Tensor)",
+         {b.tensor({8, 3, 6}, "float", 40), b.tensor({3, 4}, "long int", 41), b.ints({8, 7, 8}), b.ints({4, 2, 3}),
+          TestTrace::integer(0), TestTrace::boolean(false)},
+         {b.tensor({3}, "float", 42), b.tensor({3, 8, 9}, "float", 43)});
+    Trace trace = b.finish();
+    auto r = replay(trace);
+    ASSERT_EQ(r->replayed_count(), 1u) << skips(*r);
+    EXPECT_EQ(r->steps()[0].args[2].toIntVector(), (std::vector<int64_t>{8, 7, 8}));
+    EXPECT_EQ(r->steps()[0].args[3].toIntVector(), (std::vector<int64_t>{4, 2, 3}));
+}
+
 TEST(ReplayValidValues, EmbeddingBagIncludeLastOffset) { check_embedding_bag(true); }
 
 TEST(ReplayValidValues, EmbeddingBagBackwardAgreesWithForward) {

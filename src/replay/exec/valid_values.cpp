@@ -366,6 +366,73 @@ std::string packed_batch_sizes(const Args& a, size_t at, int64_t total, int64_t 
     return {};
 }
 
+// CTC's lengths and targets, which its CPU kernels index by without checking
+// them all (the backward reads log_alpha at 2 * target length + 1 per sample
+// and the lengths lists as long as the batch it is told): every input as long
+// as log_probs' T, target lengths whose longest fills log_alpha's recorded
+// width, labels in [0, C) other than the blank. Recorded integer lists that
+// already fit are the original's values and stay.
+// (log_probs [T, B, C] or [T, C], targets [B, S] or [sum of lengths],
+// input_lengths, target_lengths, blank, ...) from argument `first` on;
+// `alpha_width` is log_alpha's last dimension where the call shows it, else 0.
+std::string ctc_lengths(const Args& a, size_t first, int64_t alpha_width, Overrides& out) {
+    const std::vector<int64_t> log_probs = a.shape(first);
+    const std::vector<int64_t> targets = a.shape(first + 1);
+    if (log_probs.size() < 2 || targets.empty()) return {};
+    const int64_t steps = log_probs[0];
+    const int64_t batch = log_probs.size() == 3 ? log_probs[1] : 1;
+    const int64_t classes = log_probs.back();
+    const int64_t blank = a.integer(first + 4, 0);
+    if (classes < 2 || blank < 0 || blank >= classes) return "CTC with " + std::to_string(classes) + " classes and blank " + std::to_string(blank);
+    const bool padded = targets.size() == 2;
+    const int64_t labels = padded ? targets[1] : targets[0];
+    int64_t longest = alpha_width > 0 ? (alpha_width - 1) / 2 : (padded ? labels : -1);
+    if (longest < 0) longest = batch > 0 ? (labels + batch - 1) / batch : 0;
+    longest = std::min({longest, steps, padded ? labels : longest});
+    std::vector<int64_t> target_lengths(size_t(std::max<int64_t>(batch, 0)), longest);
+    if (!padded) {
+        // Concatenated targets: the lengths add up to the labels recorded.
+        const std::vector<int64_t> spread = sequence_lengths(batch, labels, longest);
+        if (spread.empty()) return "CTC targets of " + std::to_string(labels) + " labels cannot be split over " + std::to_string(batch) +
+                                   " samples of at most " + std::to_string(longest);
+        target_lengths = spread;
+    }
+    const std::vector<int64_t> input_lengths(target_lengths.size(), steps);
+    const auto fits = [&](const std::vector<int64_t>& recorded, bool inputs) {
+        if (recorded.size() != size_t(batch)) return false;
+        int64_t most = 0, sum = 0;
+        for (int64_t v : recorded) {
+            if (v < 0 || v > (inputs ? steps : longest)) return false;
+            most = std::max(most, v);
+            sum += v;
+        }
+        return inputs || (padded ? alpha_width <= 0 || most == longest : sum == labels);
+    };
+    const auto set_lengths = [&](size_t i, const std::vector<int64_t>& values, bool inputs) {
+        if (a.tensor(i)) {
+            TensorLayout l;
+            layout_of(a.ctx.trace, *a.tensor(i), l);
+            out.emplace_back(i, cpu_longs(values).to(l.dtype).to(a.ctx.pool.device()));
+        } else if (!fits(a.ints(i), inputs)) {
+            out.emplace_back(i, c10::IValue(values));
+        }
+    };
+    set_lengths(first + 2, input_lengths, true);
+    set_lengths(first + 3, target_lengths, false);
+    // Labels other than the blank.
+    const TensorMeta* m = a.tensor(first + 1);
+    if (!m || !a.integral(first + 1)) return {};
+    TensorLayout l;
+    layout_of(a.ctx.trace, *m, l);
+    std::vector<int64_t> values(size_t(numel(targets)));
+    for (size_t k = 0; k < values.size(); ++k) {
+        const int64_t v = int64_t(k % size_t(classes - 1));  // every label in turn, the blank left out
+        values[k] = v >= blank ? v + 1 : v;
+    }
+    out.emplace_back(first + 1, cpu_longs(values).view(targets).to(l.dtype).to(a.ctx.pool.device()));
+    return {};
+}
+
 }  // namespace
 
 std::vector<int64_t> sequence_lengths(int64_t sequences, int64_t total, int64_t longest) {
@@ -489,6 +556,9 @@ std::string valid_values(const ValidValueContext& ctx, Overrides& out) {
     if (name == "max_pool2d_with_indices_backward") return max_pool_backward(a, false, out);
     if (name == "max_pool3d_with_indices_backward") return max_pool_backward(a, true, out);
     if (name == "adaptive_max_pool2d_backward") return adaptive_max_pool_backward(a, out);
+    if (name == "ctc_loss") return ctc_lengths(a, 0, 0, out);
+    if (name == "_ctc_loss") return ctc_lengths(a, 0, dim_size(a.output_shape(1), -1), out);
+    if (name == "_ctc_loss_backward") return ctc_lengths(a, 1, dim_size(a.shape(6), -1), out);
     if (name == "_pack_padded_sequence") return pack_padded_sequence(a, out);
     if (name == "_pack_padded_sequence_backward") {
         // (grad [total, *], input_size, batch_sizes, batch_first)
