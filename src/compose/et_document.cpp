@@ -192,6 +192,13 @@ void visit_tensors(const EtValues& side, const TensorFn& fn) {
     for (size_t i = 0; i < side.values->items().size(); ++i) visit_argument_tensors(side, i, fn);
 }
 
+bool is_tensor_argument(const EtValues& side, size_t argument) {
+    if (!side.values || !side.values->is_array() || argument >= side.values->items().size()) return false;
+    const JsonValue* type = item_of(side.types, argument);
+    if (type && type->is_string()) return type->as_string().rfind("Tensor", 0) == 0;
+    return is_tensor_value(side.values->items()[argument]);
+}
+
 bool is_root_label(std::string_view name) {
     return name.rfind("[pytorch|profiler|execution_graph|", 0) == 0 ||
            name.rfind("[pytorch|profiler|execution_trace|", 0) == 0;

@@ -94,6 +94,11 @@ void visit_tensors(const EtValues& side, const std::function<void(const EtTensor
 // The same for one top-level value only: argument `argument` of the op.
 void visit_argument_tensors(const EtValues& side, size_t argument, const std::function<void(const EtTensor& tensor)>& fn);
 
+// Whether argument `argument` is a tensor: by its type string where the trace
+// has types (an integer list of five, a 5-D shape, has the form of a tensor
+// value), else by the value's form.
+bool is_tensor_argument(const EtValues& side, size_t argument);
+
 // True when a node name is a thread or process root the observer writes.
 bool is_root_label(std::string_view name);
 

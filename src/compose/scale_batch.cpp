@@ -90,6 +90,7 @@ public:
         collect_parameter_shapes();
         find_data();
         choose_batch();
+        find_rnn_states();
         propagate_and_scale();
         return stats_;
     }
@@ -515,6 +516,36 @@ private:
         return c;
     }
 
+    // CTC's input and target lengths as integer lists (the IntList overload,
+    // _ctc_loss and its backward): one entry per sample, so B entries become
+    // the new batch's, the recorded ones repeated in turn (cut short when the
+    // batch shrinks).
+    static bool per_sample_lists(std::string_view op, const std::vector<std::string_view>& names) {
+        if (!names.empty())
+            return std::any_of(names.begin(), names.end(), [](std::string_view n) { return n == "input_lengths"; });
+        return op == "aten::ctc_loss" || op == "aten::_ctc_loss" || op == "aten::_ctc_loss_backward";
+    }
+    void tile_per_sample_lists(const EtValues& in, const std::vector<Change>& changes) {
+        for (const Change& c : changes) {
+            if (c.place.dim < 0 || c.place.inner != 1 || size_t(c.place.dim) >= c.old_shape.size()) continue;
+            const int64_t old_batch = c.old_shape[c.place.dim] - c.place.delta;
+            const int64_t new_batch = c.new_shape[c.place.dim] - c.place.delta;
+            if (old_batch <= 0 || new_batch == old_batch) continue;
+            bool tiled = false;
+            for (size_t a = 0; a < in.values->items().size(); ++a) {
+                JsonValue& v = in.values->items()[a];
+                std::optional<Shape> list = read_ints(&v);
+                if (is_tensor_argument(in, a) || !list || int64_t(list->size()) != old_batch) continue;
+                Shape out(static_cast<size_t>(new_batch), 0);
+                for (size_t k = 0; k < out.size(); ++k) out[k] = (*list)[k % list->size()];
+                write_ints(v, out);
+                ++stats_.rewritten_lists;
+                tiled = true;
+            }
+            if (tiled) return;
+        }
+    }
+
     // Integer-list arguments that spell an old shape or strides of this op's tensors.
     void rewrite_lists(JsonValue& node, const std::vector<Change>& changes) {
         EtValues in = doc_.inputs(node);
@@ -535,8 +566,10 @@ private:
                         break;
                     }
             }
-        for (JsonValue& v : in.values->items()) {
-            if (is_tensor_value(v)) continue;
+        if (per_sample_lists(EtDocument::name(node), names)) tile_per_sample_lists(in, changes);
+        for (size_t a = 0; a < in.values->items().size(); ++a) {
+            JsonValue& v = in.values->items()[a];
+            if (is_tensor_argument(in, a)) continue;
             std::optional<Shape> list = read_ints(&v);
             if (!list || list->empty()) continue;
             for (const Change& c : changes) {
@@ -598,6 +631,21 @@ private:
         }
     }
 
+    // The initial hidden states an RNN op takes ([layers x directions, B,
+    // hidden], the batch second): nn.LSTM and nn.GRU make them with zeros
+    // inside the step, from nothing, so nothing carries the batch to them.
+    void find_rnn_states() {
+        static constexpr std::string_view kRnns[] = {"aten::lstm", "aten::gru", "aten::rnn_tanh", "aten::rnn_relu"};
+        for (size_t i : order_) {
+            JsonValue& node = doc_.nodes()[i];
+            if (std::find(std::begin(kRnns), std::end(kRnns), EtDocument::name(node)) == std::end(kRnns)) continue;
+            visit_argument_tensors(doc_.inputs(node), 1, [&](const EtTensor& t) {
+                std::optional<Shape> shape = read_ints(t.shape);
+                if (shape && shape->size() == 3) rnn_states_.insert(key_of(t.value));
+            });
+        }
+    }
+
     void propagate_and_scale() {
         for (size_t i : order_) node_by_id_[EtDocument::id(doc_.nodes()[i])] = &doc_.nodes()[i];
         std::map<Key, bool> carries;
@@ -653,10 +701,14 @@ private:
                 bool batch = from_data || (s && !s->empty() && batch_values_.count((*s)[0]) && !parameter_shaped(*s) &&
                                            product(*s) > largest_input);
                 if (output_position++ > 0 && statistics_after_first(op)) batch = false;
+                const bool rnn_state = !batch && input_changes.empty() && s && s->size() == 3 && rnn_states_.count(k) &&
+                                       batch_values_.count((*s)[1]);
+                batch = batch || rnn_state;
                 carries[k] = batch;
                 if (k.second != 0) storage_producers_[k.second].push_back(k);
                 if (!batch || !s) return;
                 BatchPlace place;
+                if (rnn_state) place = {1, 1, 0};
                 if (!input_changes.empty()) {
                     place = follow_any(*s, input_changes, op, node);
                     if (place.dim < 0) {
@@ -683,6 +735,7 @@ private:
     std::map<Key, Shape> ambiguous_;  // inputs of a parameter's shape, data only if they lead with the batch
     std::set<Key> written_;           // every tensor an op of the step writes in place or as out=
     std::set<Key> embedding_inputs_;
+    std::set<Key> rnn_states_;  // find_rnn_states()
     int64_t batch_ = 0;
     std::set<int64_t> batch_values_;
     std::unordered_map<int64_t, const JsonValue*> node_by_id_;

@@ -22,6 +22,12 @@ std::string shapes_of(const EtDocument& doc, int64_t id) {
     return "no node " + std::to_string(id);
 }
 
+std::string inputs_of(const EtDocument& doc, int64_t id) {
+    for (const JsonValue& n : doc.nodes())
+        if (EtDocument::id(n) == id) return compose::to_json_text(*EtDocument::field(n, "inputs"));
+    return "no node " + std::to_string(id);
+}
+
 // The step at twice its batch, inferred as scale infers it.
 compose::ScaleStats doubled(EtDocument& doc) {
     compose::ScaleOptions options;
@@ -171,6 +177,38 @@ TEST(ComposeScale, GroupNormsBatchNumberGrowsAndItsChannelGradientsStay) {
         EXPECT_EQ(outputs, want) << name;
     }
     EXPECT_EQ(seen, 2u);
+}
+
+// CTC's lengths, one per sample, given as integer lists (the observer records
+// their values), and the GRU's initial hidden state [1, B, hidden], which
+// nn.GRU makes with zeros inside the step (the batch second, from nothing).
+TEST(ComposeScale, PerSampleLengthListsAndRnnHiddenStatesFollowTheBatch) {
+    EtDocument doc = recorded("ctc_gru");
+    const compose::ScaleStats stats = doubled(doc);
+    EXPECT_EQ(stats.batch_before, 5);
+    size_t ctc = 0;
+    for (const JsonValue& n : doc.nodes()) {
+        const std::string_view name = EtDocument::name(n);
+        const std::string inputs = compose::to_json_text(*EtDocument::field(n, "inputs"));
+        if (name == "aten::_ctc_loss" || name == "aten::_ctc_loss_backward") {
+            ++ctc;
+            EXPECT_NE(inputs.find("[12,12,12,12,12,12,12,12,12,12]"), std::string::npos) << name << " " << inputs;
+            EXPECT_NE(inputs.find("[4,3,4,2,3,4,3,4,2,3]"), std::string::npos) << name << " " << inputs;
+        }
+    }
+    EXPECT_EQ(ctc, 2u);
+    EXPECT_EQ(first_shapes(doc, "aten::gru").rfind("[[12,10,6],[1,10,10],", 0), 0u) << first_shapes(doc, "aten::gru");
+}
+
+// A 3-D pool's backward reshapes and expands to 5-D sizes: integer lists of
+// five, which have the form of a tensor value ([id, storage, offset, numel,
+// itemsize]); the types say they are lists, and they are rewritten.
+TEST(ComposeScale, FiveDimensionalSizeListsAreRewritten) {
+    EtDocument doc = recorded("conv3d_pool");
+    const compose::ScaleStats stats = doubled(doc);
+    EXPECT_EQ(stats.batch_before, 3);
+    EXPECT_NE(inputs_of(doc, 147).find("[6,4,1,1,1]"), std::string::npos) << inputs_of(doc, 147);  // reshape
+    EXPECT_NE(inputs_of(doc, 151).find("[6,4,4,6,6]"), std::string::npos) << inputs_of(doc, 151);  // expand
 }
 
 }  // namespace
