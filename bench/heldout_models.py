@@ -446,3 +446,31 @@ def spectral_adam():
         h = F.gelu(s2(h) + h)
         return F.mse_loss(proj(h), y)
     return training_step(opt, loss_of)
+
+
+class SqueezeExcite(nn.Module):
+    def __init__(self, channels):
+        super().__init__()
+        self.reduce, self.expand = nn.Conv2d(channels, channels // 4, 1), nn.Conv2d(channels // 4, channels, 1)
+
+    def forward(self, x):
+        return x * F.hardsigmoid(self.expand(F.relu(self.reduce(F.adaptive_avg_pool2d(x, 1)))))
+
+
+def channels_last_seg():
+    # A MobileNetV3-style segmentation step moved to channels-last (model and input), as
+    # PyTorch advises for CNNs on CPUs: a 1.13 ET records no strides, and instance norm,
+    # the convolutions and their backward convert between the two layouts inside the step.
+    encoder = nn.Sequential(nn.Conv2d(3, 16, 3, 2, 1), nn.InstanceNorm2d(16, affine=True), nn.Hardswish(),
+                            nn.Conv2d(16, 16, 3, 1, 1, groups=16), SqueezeExcite(16), nn.Hardswish(),
+                            nn.Conv2d(16, 32, 3, 2, 1), nn.InstanceNorm2d(32, affine=True), nn.Hardswish())
+    head = nn.Conv2d(32, 4, 1)
+    encoder, head = encoder.to(memory_format=torch.channels_last), head.to(memory_format=torch.channels_last)
+    opt = torch.optim.SGD([p for m in (encoder, head) for p in m.parameters()], lr=0.01, momentum=0.9, nesterov=True)
+    x = torch.randn(8, 3, 64, 64).to(memory_format=torch.channels_last)
+    y = torch.randint(0, 4, (8, 64, 64))
+
+    def loss_of():
+        logits = F.interpolate(head(encoder(x)), scale_factor=4, mode="bilinear", align_corners=True)
+        return F.cross_entropy(logits, y) + 0.1 * F.adaptive_max_pool2d(logits, 8).square().mean()
+    return training_step(opt, loss_of)

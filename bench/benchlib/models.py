@@ -14,8 +14,9 @@ BUILTIN = ["mlp", "transformer", "dlrm", "cnn"]
 # there, so that a bench can name them without importing torch.
 HELDOUT = ["resnet18", "mobilenet", "gpt", "lstm_lm", "gru_seq", "unet", "vit", "tcn", "dcgan", "gnn", "seq2seq", "mixer"]
 # heldout_models.py's steps that use a feature of PyTorch: sparse embedding gradients, autocast,
-# packed sequences, Python numbers in the loss, dynamically quantized layers, complex weights.
-FEATURES = ["dlrm_sparse", "autocast_mlp", "bilstm_packed", "vae", "quantized_lstm", "spectral_adam"]
+# packed sequences, Python numbers in the loss, dynamically quantized layers, complex weights,
+# a channels-last model.
+FEATURES = ["dlrm_sparse", "autocast_mlp", "bilstm_packed", "vae", "quantized_lstm", "spectral_adam", "channels_last_seg"]
 
 
 def test_step(file, function):

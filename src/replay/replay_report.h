@@ -184,6 +184,13 @@ struct ReplayReport {
     // The original's tensor layouts (op_layouts.json) given to tensors the
     // trace has no strides for: tensors, ops matched, ops left as traced.
     std::optional<size_t> recorded_layout_tensors, recorded_layout_ops, recorded_layout_mismatched_ops;
+    // Tensors from outside the step made channels-last where a trace without
+    // strides converts to that format (analysis/channels_last.h): how many,
+    // the format (2: 4-D, 3: 5-D), the ops that convert and the first.
+    std::optional<size_t> channels_last_tensors;
+    int64_t channels_last_format = 0;
+    size_t channels_last_converting_ops = 0;
+    std::string channels_last_evidence;  // "aten::contiguous (node 123)"; empty when asked for with --channels-last yes
     size_t fallbacks = 0;
     size_t shape_mismatches = 0;
     // Per op name, how many of its outputs came out unlike the recording

@@ -137,6 +137,11 @@ std::string report_json(const ReplayReport& r) {
         w.field("recorded_layout_ops", uint64_t(r.recorded_layout_ops.value_or(0)));
         w.field("recorded_layout_mismatched_ops", uint64_t(r.recorded_layout_mismatched_ops.value_or(0)));
     }
+    if (r.channels_last_tensors) {
+        w.field("channels_last_tensors", uint64_t(*r.channels_last_tensors));
+        w.field("channels_last_format", r.channels_last_format == 3 ? "channels_last_3d" : "channels_last");
+        w.field("channels_last_converting_ops", uint64_t(r.channels_last_converting_ops));
+    }
     w.field("fallbacks", uint64_t(r.fallbacks)).field("shape_mismatches", uint64_t(r.shape_mismatches));
     w.key("shape_mismatched_ops").begin_array();
     for (const auto& [name, count] : r.mismatched_ops) w.begin_object().field("name", name).field("count", count).end_object();
@@ -286,6 +291,17 @@ std::string report_text(const ReplayReport& r, size_t max_rows) {
                              ? fmt::format(", {} ops did not match the trace and kept its layouts",
                                            *r.recorded_layout_mismatched_ops)
                              : std::string()));
+    if (r.channels_last_tensors) {
+        const char* format = r.channels_last_format == 3 ? "channels-last-3d" : "channels-last";
+        line(r.channels_last_evidence.empty()
+                 ? fmt::format("  layout: {} {}-D tensors from outside the step made {} (--channels-last yes)",
+                               *r.channels_last_tensors, r.channels_last_format == 3 ? 5 : 4, format)
+                 : fmt::format("  layout: the trace converts tensors to {} in {} ops (first {}) and records no strides: "
+                               "its {} {}-D tensors from outside the step made {}, as a converted model's are "
+                               "(--channels-last no keeps them contiguous)",
+                               format, r.channels_last_converting_ops, r.channels_last_evidence, *r.channels_last_tensors,
+                               r.channels_last_format == 3 ? 5 : 4, format));
+    }
     if (!r.mismatched_ops.empty()) {
         line("  outputs unlike the recording (their consumers took pool tensors; shapes that depend on values "
              "differ with the replay's values):");

@@ -16,6 +16,7 @@
 #include "io/kineto/kineto_reader.h"
 #include "io/recording/op_faults.h"
 #include "io/recording/op_gaps.h"
+#include "analysis/channels_last.h"
 #include "io/recording/op_layouts.h"
 #include "io/trace_loader.h"
 #include "link/link_profile.h"
@@ -161,6 +162,14 @@ SessionResult run_replay_session(const SessionOptions& o) {
     // The strides a 1.13 ET lacks, as the recorder saw them (op_layouts.h).
     std::optional<LayoutsApplied> layouts;
     if (auto recorded = read_op_layouts_beside(input.meta_path)) layouts = apply_op_layouts(trace, *recorded);
+    // Without them, channels-last where the trace converts to it (analysis/channels_last.h).
+    std::optional<size_t> channels_last_tensors;
+    std::optional<analysis::ChannelsLastEvidence> channels_last;
+    if (o.channels_last == "yes" || (o.channels_last == "auto" && !layouts)) {
+        channels_last = analysis::channels_last_evidence(trace);
+        if (!channels_last && o.channels_last == "yes") channels_last = analysis::ChannelsLastEvidence{kNoNode, 2, 0};
+        if (channels_last) channels_last_tensors = analysis::assume_channels_last_sources(trace, channels_last->format);
+    }
 
     // Subnormal floats cost a microcode assist per operation on x86. The
     // replay's values are synthetic (normal inputs flowing through the
@@ -502,6 +511,15 @@ SessionResult run_replay_session(const SessionOptions& o) {
     for (OpTime& t : result.report.op_times) {
         const auto it = faults_by_node.find(t.node_id);
         if (it != faults_by_node.end()) t.replay_page_faults = it->second;
+    }
+    if (channels_last_tensors) {
+        result.report.channels_last_tensors = channels_last_tensors;
+        result.report.channels_last_format = channels_last->format;
+        result.report.channels_last_converting_ops = channels_last->ops;
+        if (channels_last->node != kNoNode) {
+            const Node& n = trace.nodes[channels_last->node.value];
+            result.report.channels_last_evidence = std::string(trace.name(n)) + " (node " + std::to_string(n.id.value) + ")";
+        }
     }
     if (layouts) {
         result.report.recorded_layout_tensors = layouts->tensors;

@@ -25,6 +25,7 @@ struct SessionOptions {
     std::string host_gaps = "auto";  // see tools/mimic/replay.cpp --host-gaps
     std::string page_faults = "recorded";  // or "none": see replay/timing/fresh_page_allocator.h
     std::string denormals = "flush";  // or "keep": subnormal floats flushed to zero (see replay_session.cpp)
+    std::string channels_last = "auto";  // "yes" / "no": the step's 4-D inputs channels-last (analysis/channels_last.h)
     std::string device = "cpu";
     int threads = 0;
     int warmup = 1;

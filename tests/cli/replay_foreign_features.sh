@@ -11,7 +11,10 @@
 # - quantized_lstm: quantize_dynamic's prepacked weights, recorded only as objects (the
 #   LSTM and its head were skipped, their time spent as host work: +255%);
 # - spectral_adam: complex weights, read by Adam after the backward's lazy conj of them
-#   (view_as_real refused the conjugated view the replay had built).
+#   (view_as_real refused the conjugated view the replay had built);
+# - channels_last_seg: a model and input moved to channels-last, which a 1.13 ET does not
+#   record: the replay must find the conversions in the trace and make the step's 4-D inputs
+#   channels-last (it ran them NCHW, 42% short of the original).
 # $1 = mimic binary, $2 = shared traces dir. Exit 77 = skipped.
 set -u
 MIMIC=$1
@@ -23,7 +26,7 @@ trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 WARMUP_STEPS=1 UNTRACED_STEPS=2
 
-for model in dlrm_sparse autocast_mlp bilstm_packed vae quantized_lstm spectral_adam; do
+for model in dlrm_sparse autocast_mlp bilstm_packed vae quantized_lstm spectral_adam channels_last_seg; do
     /usr/bin/python3 "$ROOT/bench/foreign_record.py" "$model" "$TMP/$model" 1 > "$TMP/$model.rec.log" 2>&1 \
         || { cat "$TMP/$model.rec.log"; fail "record $model"; }
     extra=()
@@ -35,6 +38,11 @@ import json, sys
 rep = json.load(open(sys.argv[1]))
 print(f"{sys.argv[2]}: {rep['ops_replayed']} of {rep['ops_total']} ops replayed, skipped {rep['ops_skipped']}")
 assert rep["ops_replayed"] == rep["ops_total"] and not rep["ops_skipped"]
+if sys.argv[2] == "channels_last_seg":
+    print(f"  channels-last: {rep.get('channels_last_tensors')} tensors, {rep.get('channels_last_converting_ops')} converting ops")
+    assert rep.get("channels_last_tensors", 0) >= 7 and rep.get("channels_last_format") == "channels_last"
+else:
+    assert "channels_last_tensors" not in rep, "a contiguous model taken for channels-last"
 PY
 done
 

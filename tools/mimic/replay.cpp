@@ -28,7 +28,7 @@ namespace {
 struct ReplayArgs {
     std::string trace;
     std::string profile, meta, json, include, exclude, iteration, host_gaps = "auto", device = "cpu", record_replay,
-                page_faults = "recorded", op_times, timeline, pace, denormals = "flush", max_memory;
+                page_faults = "recorded", op_times, timeline, pace, denormals = "flush", channels_last = "auto", max_memory;
     int warmup = 1, iters = 5, op_passes = 5, profiled_sessions = 3, threads = 0, nproc = 0, timeout_s = 60;
     size_t max_ops = 0;
     bool lazy = true;
@@ -57,6 +57,7 @@ replay::SessionOptions session_options(const ReplayArgs& args, TraceInput input)
     o.host_gaps = args.host_gaps;
     o.page_faults = args.page_faults;
     o.denormals = args.denormals;
+    o.channels_last = args.channels_last;
     o.device = args.device;
     o.threads = args.threads;
     o.warmup = args.warmup;
@@ -147,7 +148,7 @@ int run_local_ranks(const ReplayArgs& args, int nproc) {
     launch.nproc = nproc;
     auto& a = launch.argv;
     a = {self, "replay", args.trace, "--warmup", std::to_string(args.warmup), "--iters", std::to_string(args.iters),
-         "--host-gaps", args.host_gaps, "--page-faults", args.page_faults, "--denormals", args.denormals, "--device", args.device, "--timeout-s", std::to_string(args.timeout_s),
+         "--host-gaps", args.host_gaps, "--page-faults", args.page_faults, "--denormals", args.denormals, "--channels-last", args.channels_last, "--device", args.device, "--timeout-s", std::to_string(args.timeout_s),
          "--nproc", std::to_string(nproc), args.lazy ? "--lazy" : "--no-lazy",
          args.profiled_pass ? "--profiled-pass" : "--no-profiled-pass"};
     auto opt = [&](const char* flag, const std::string& v) {
@@ -249,6 +250,11 @@ const Registrar registrar{{
                        "produce them where the original's did not (each costs a microcode assist on x86); keep: "
                        "IEEE arithmetic, as PyTorch runs by default")
             ->check(CLI::IsMember({"flush", "keep"}));
+        app.add_option("--channels-last", a->channels_last,
+                       "auto (the default): where a trace without strides converts tensors to channels-last (a model "
+                       "moved to torch.channels_last), the step's 4-D (5-D) tensors from outside it are made "
+                       "channels-last; yes: always; no: contiguous, as the trace reads")
+            ->check(CLI::IsMember({"auto", "yes", "no"}));
         app.add_option("--device", a->device, "device to replay on (cpu)");
         app.add_option("--max-ops", a->max_ops, "replay at most this many top-level ops (quick looks)");
         app.add_option("--record-replay", a->record_replay, "record the replay itself as an ET into DIR/et.json");
