@@ -453,6 +453,15 @@ private:
             if (p.dim >= 0) return p;
         }
         if (!any) return {};  // every batch-carrying operand was contracted away
+        // Batches put end to end (torch.cat of two views of a batch, as
+        // contrastive steps do) or repeated: a whole multiple of the batch.
+        if (op == "aten::cat" || op == "aten::concat" || op == "aten::repeat" || op == "aten::tile")
+            for (const Change& c : inputs) {
+                const size_t d = static_cast<size_t>(c.place.dim);
+                if (c.place.dim < 0 || d >= out.size() || c.old_shape[d] <= 0 || c.place.delta != 0) continue;
+                if (out[d] > c.old_shape[d] && out[d] % c.old_shape[d] == 0)
+                    return {c.place.dim, c.place.inner * (out[d] / c.old_shape[d]), 0};
+            }
         for (size_t k = 0; k < out.size(); ++k)
             if (batch_values_.count(out[k])) return {static_cast<int>(k), 1, 0};
         return {};
@@ -516,6 +525,31 @@ private:
         return c;
     }
 
+    // narrow(self, dim, start, length) and slice(self, dim, start, end, step)
+    // along the batch of a tensor that holds whole batches (a chunk of a
+    // concatenation): bounds that are multiples of the old batch move with it.
+    void scale_batch_bounds(JsonValue& node, const std::vector<Change>& changes) {
+        const std::string_view op = EtDocument::name(node);
+        if (op != "aten::narrow" && op != "aten::slice") return;
+        EtValues in = doc_.inputs(node);
+        if (!in.values || !in.values->is_array() || in.values->items().size() < 4 || !in.values->items()[1].is_integer()) return;
+        for (const Change& c : changes) {
+            if (c.position != 0 || c.place.dim < 0 || c.place.delta != 0 || c.place.inner < 2) continue;
+            int64_t dim = in.values->items()[1].as_int();
+            if (dim < 0) dim += static_cast<int64_t>(c.old_shape.size());
+            if (dim != c.place.dim) return;
+            const int64_t batch = c.old_shape[static_cast<size_t>(dim)] / c.place.inner;
+            for (size_t a = 2; a <= 3; ++a) {
+                JsonValue& v = in.values->items()[a];
+                if (!v.is_integer() || v.as_int() <= 0 || v.as_int() > c.old_shape[static_cast<size_t>(dim)] || v.as_int() % batch != 0)
+                    continue;
+                v = JsonValue::of_int(scaled(v.as_int(), EtDocument::id(node), "inputs"));
+                ++stats_.rewritten_lists;
+            }
+            return;
+        }
+    }
+
     // CTC's input and target lengths as integer lists (the IntList overload,
     // _ctc_loss and its backward): one entry per sample, so B entries become
     // the new batch's, the recorded ones repeated in turn (cut short when the
@@ -567,6 +601,7 @@ private:
                     }
             }
         if (per_sample_lists(EtDocument::name(node), names)) tile_per_sample_lists(in, changes);
+        scale_batch_bounds(node, changes);
         for (size_t a = 0; a < in.values->items().size(); ++a) {
             JsonValue& v = in.values->items()[a];
             if (is_tensor_argument(in, a)) continue;

@@ -211,5 +211,18 @@ TEST(ComposeScale, FiveDimensionalSizeListsAreRewritten) {
     EXPECT_NE(inputs_of(doc, 151).find("[6,4,4,6,6]"), std::string::npos) << inputs_of(doc, 151);  // expand
 }
 
+// Two views of a batch put end to end (torch.cat, as contrastive steps do),
+// encoded together, then split back with chunk: the concatenation holds two
+// batches, and chunk's narrow and slice bounds move with them.
+TEST(ComposeScale, BatchesPutEndToEndAndSplitAgainFollowTheBatch) {
+    EtDocument doc = recorded("two_views_cat");
+    const compose::ScaleStats stats = doubled(doc);
+    EXPECT_EQ(stats.batch_before, 6);
+    EXPECT_EQ(first_linear_shapes(doc), "[[24,8],[16,8],[16]]");
+    EXPECT_NE(inputs_of(doc, 102).find(",0,12,12]"), std::string::npos) << inputs_of(doc, 102);    // narrow(dim 0, 12, 12)
+    EXPECT_NE(inputs_of(doc, 103).find(",0,12,24,1]"), std::string::npos) << inputs_of(doc, 103);  // slice(dim 0, 12, 24)
+    EXPECT_EQ(shapes_of(doc, 106).rfind("[[12,4],[12,4],", 0), 0u) << shapes_of(doc, 106);          // cosine_similarity
+}
+
 }  // namespace
 }  // namespace mimic
