@@ -2,7 +2,6 @@
 // non-operator events (timing/label_plan.h), for measuring what recording
 // costs (timing/recording_overhead.h).
 #include <ATen/ATen.h>
-#include <ATen/ThreadLocalState.h>
 #include <ATen/record_function.h>
 
 #include <chrono>
@@ -35,13 +34,6 @@ std::vector<c10::IValue> label_inputs(const Trace& trace, const Node& node) {
     return out;
 }
 
-// The autograd engine runs each backward node inside its graph task's
-// thread-local state (engine.cpp's thread_main: a ThreadLocalStateGuard around
-// evaluate_function), which copies the RecordFunction callbacks each time:
-// nothing without a profiler, a cost per node under one. The replay opens
-// that label with the same guard, so its traced run pays it too.
-bool is_engine_task(std::string_view name) { return name.rfind("autograd::engine::evaluate_function: ", 0) == 0; }
-
 at::RecordScope scope_of(const Node& node) {
     if (node.scope >= 0 && node.scope < int32_t(at::RecordScope::NUM_SCOPES)) return static_cast<at::RecordScope>(node.scope);
     return node.kind == NodeKind::Autograd ? at::RecordScope::BACKWARD_FUNCTION : at::RecordScope::USER_SCOPE;
@@ -64,23 +56,15 @@ double Replayer::run_labelled_iteration(const LabelledRun& run, std::vector<OpBr
     FreshPageAllocator::unmap_freed();
     restore_inputs();  // untimed, as run_iteration's
     if (options_.groups) options_.groups->barrier();
-    // Innermost last; a label's thread-local guard (engine tasks only) outlives its event.
-    struct OpenLabel {
-        std::unique_ptr<at::ThreadLocalStateGuard> engine_state;
-        std::unique_ptr<at::RecordFunction> event;
-    };
-    std::vector<OpenLabel> open;
-    const at::ThreadLocalState graph_task_state;  // as backward() captures it, under the same instrumentation
+    std::vector<std::unique_ptr<at::RecordFunction>> open;
     const auto t0 = std::chrono::steady_clock::now();
     for (const LabelAction& a : run.plan.actions) {
         switch (a.kind) {
             case LabelAction::Kind::Open: {
                 const Node& n = trace_.nodes[run.plan.labels[a.index].node.value];
-                OpenLabel label;
-                if (is_engine_task(run.names[a.index])) label.engine_state = std::make_unique<at::ThreadLocalStateGuard>(graph_task_state);
-                label.event = std::make_unique<at::RecordFunction>(scope_of(n));
-                if (label.event->isActive()) label.event->before(run.names[a.index].c_str(), &run.inputs[a.index], n.seq_id);
-                open.push_back(std::move(label));
+                auto rf = std::make_unique<at::RecordFunction>(scope_of(n));
+                if (rf->isActive()) rf->before(run.names[a.index].c_str(), &run.inputs[a.index], n.seq_id);
+                open.push_back(std::move(rf));
                 break;
             }
             case LabelAction::Kind::Close:
