@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "compose/et_document.h"
 #include "compose/json_tree.h"
@@ -20,6 +22,14 @@ std::string shapes_of(const EtDocument& doc, int64_t id) {
     for (const JsonValue& n : doc.nodes())
         if (EtDocument::id(n) == id) return compose::to_json_text(*EtDocument::field(n, "input_shapes"));
     return "no node " + std::to_string(id);
+}
+
+// The nodes named `a` or `b`, in file order.
+std::vector<const JsonValue*> nodes_named(const EtDocument& doc, std::string_view a, std::string_view b) {
+    std::vector<const JsonValue*> out;
+    for (const JsonValue& n : doc.nodes())
+        if (EtDocument::name(n) == a || EtDocument::name(n) == b) out.push_back(&n);
+    return out;
 }
 
 std::string inputs_of(const EtDocument& doc, int64_t id) {
@@ -165,18 +175,16 @@ TEST(ComposeScale, GroupNormsBatchNumberGrowsAndItsChannelGradientsStay) {
     EtDocument doc = recorded("group_norm");
     const compose::ScaleStats stats = doubled(doc);
     EXPECT_EQ(stats.batch_before, 8);
-    size_t seen = 0;
-    for (const JsonValue& n : doc.nodes()) {
-        const std::string_view name = EtDocument::name(n);
-        if (name != "aten::native_group_norm" && name != "aten::native_group_norm_backward") continue;
-        ++seen;
-        const std::string inputs = compose::to_json_text(*EtDocument::field(n, "inputs"));
-        const std::string outputs = compose::to_json_text(*EtDocument::field(n, "output_shapes"));
+    const auto norms = nodes_named(doc, "aten::native_group_norm", "aten::native_group_norm_backward");
+    for (const JsonValue* n : norms) {
+        const std::string_view name = EtDocument::name(*n);
+        const std::string inputs = compose::to_json_text(*EtDocument::field(*n, "inputs"));
+        const std::string outputs = compose::to_json_text(*EtDocument::field(*n, "output_shapes"));
         EXPECT_NE(inputs.find("16,8,16"), std::string::npos) << name << " " << inputs;  // N, C, HxW
         const std::string want = name == "aten::native_group_norm" ? "[[16,8,16],[16,2],[16,2]]" : "[[16,8,16],[8],[8]]";
         EXPECT_EQ(outputs, want) << name;
     }
-    EXPECT_EQ(seen, 2u);
+    EXPECT_EQ(norms.size(), 2u);
 }
 
 // CTC's lengths, one per sample, given as integer lists (the observer records
@@ -186,17 +194,13 @@ TEST(ComposeScale, PerSampleLengthListsAndRnnHiddenStatesFollowTheBatch) {
     EtDocument doc = recorded("ctc_gru");
     const compose::ScaleStats stats = doubled(doc);
     EXPECT_EQ(stats.batch_before, 5);
-    size_t ctc = 0;
-    for (const JsonValue& n : doc.nodes()) {
-        const std::string_view name = EtDocument::name(n);
-        const std::string inputs = compose::to_json_text(*EtDocument::field(n, "inputs"));
-        if (name == "aten::_ctc_loss" || name == "aten::_ctc_loss_backward") {
-            ++ctc;
-            EXPECT_NE(inputs.find("[12,12,12,12,12,12,12,12,12,12]"), std::string::npos) << name << " " << inputs;
-            EXPECT_NE(inputs.find("[4,3,4,2,3,4,3,4,2,3]"), std::string::npos) << name << " " << inputs;
-        }
+    const auto ctc = nodes_named(doc, "aten::_ctc_loss", "aten::_ctc_loss_backward");
+    for (const JsonValue* n : ctc) {
+        const std::string inputs = compose::to_json_text(*EtDocument::field(*n, "inputs"));
+        EXPECT_NE(inputs.find("[12,12,12,12,12,12,12,12,12,12]"), std::string::npos) << inputs;
+        EXPECT_NE(inputs.find("[4,3,4,2,3,4,3,4,2,3]"), std::string::npos) << inputs;
     }
-    EXPECT_EQ(ctc, 2u);
+    EXPECT_EQ(ctc.size(), 2u);
     EXPECT_EQ(first_shapes(doc, "aten::gru").rfind("[[12,10,6],[1,10,10],", 0), 0u) << first_shapes(doc, "aten::gru");
 }
 
