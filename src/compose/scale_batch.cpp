@@ -550,6 +550,27 @@ private:
         }
     }
 
+    // affine_grid_generator(theta [N, 2, 3], size [N, C, H, W], ...) and its
+    // backward (grad [N, H, W, 2], size, ...): the size list names the batch
+    // first, beside a tensor of another shape.
+    void scale_grid_size(JsonValue& node, const std::vector<Change>& changes) {
+        const std::string_view op = EtDocument::name(node);
+        if (op != "aten::affine_grid_generator" && op != "aten::affine_grid_generator_backward") return;
+        EtValues in = doc_.inputs(node);
+        if (!in.values || !in.values->is_array() || in.values->items().size() < 2) return;
+        JsonValue& size = in.values->items()[1];
+        std::optional<Shape> list = read_ints(&size);
+        if (!list || list->empty()) return;
+        for (const Change& c : changes) {
+            if (c.position != 0 || c.place.dim != 0 || c.place.inner != 1 || c.place.delta != 0) continue;
+            if ((*list)[0] != c.old_shape[0]) return;
+            (*list)[0] = c.new_shape[0];
+            write_ints(size, *list);
+            ++stats_.rewritten_lists;
+            return;
+        }
+    }
+
     // CTC's input and target lengths as integer lists (the IntList overload,
     // _ctc_loss and its backward): one entry per sample, so B entries become
     // the new batch's, the recorded ones repeated in turn (cut short when the
@@ -602,6 +623,7 @@ private:
             }
         if (per_sample_lists(EtDocument::name(node), names)) tile_per_sample_lists(in, changes);
         scale_batch_bounds(node, changes);
+        scale_grid_size(node, changes);
         for (size_t a = 0; a < in.values->items().size(); ++a) {
             JsonValue& v = in.values->items()[a];
             if (is_tensor_argument(in, a)) continue;
@@ -695,8 +717,12 @@ private:
                 if (!carries.count(k)) adopt_storage_producer(k, read_ints(t.shape), carries);
                 auto c = carries.find(k);
                 if (c == carries.end() || !c->second) return;
-                from_data = true;
                 std::optional<Shape> s = read_ints(t.shape);
+                // A 0-d tensor has no batch to carry: one that does here holds the
+                // key of a batch-carrying tensor freed before it (1.13 reuses ids
+                // and addresses; NAdam's 0-d step scalars meet an activation's).
+                if (s && s->empty()) return;
+                from_data = true;
                 if (!s) return;
                 if (auto change = rescale(t, placed(k, *s), id, "inputs")) {
                     change->position = position;

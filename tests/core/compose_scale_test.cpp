@@ -228,5 +228,29 @@ TEST(ComposeScale, BatchesPutEndToEndAndSplitAgainFollowTheBatch) {
     EXPECT_EQ(shapes_of(doc, 106).rfind("[[12,4],[12,4],", 0), 0u) << shapes_of(doc, 106);          // cosine_similarity
 }
 
+// NAdam's 0-d step scalars come back under the ids and addresses of freed
+// activations (1.13 reuses them): a 0-d tensor carries no batch, and the
+// update of a [60, 30] weight by one is no batch-carrying op (scale refused it).
+TEST(ComposeScale, AZeroDimensionalTensorCarriesNoBatch) {
+    EtDocument doc = recorded("nadam_order_stats");
+    const compose::ScaleStats stats = doubled(doc);
+    EXPECT_EQ(stats.batch_before, 50);
+    EXPECT_EQ(shapes_of(doc, 548), "[[60,30],[]]");  // NAdam's mul_ of a weight
+    EXPECT_EQ(first_linear_shapes(doc), "[[100,30],[60,30],[60]]");
+}
+
+// A spatial transformer: affine_grid_generator takes the images' size
+// [N, C, H, W] as a list beside theta [N, 2, 3]; its N is the batch.
+TEST(ComposeScale, AffineGridsSizeListLeadsWithTheBatch) {
+    EtDocument doc = recorded("spatial_transformer");
+    const compose::ScaleStats stats = doubled(doc);
+    EXPECT_EQ(stats.batch_before, 16);
+    for (const JsonValue* n : nodes_named(doc, "aten::affine_grid_generator", "aten::affine_grid_generator_backward")) {
+        const std::string inputs = compose::to_json_text(*EtDocument::field(*n, "inputs"));
+        EXPECT_NE(inputs.find("[32,1,28,28]"), std::string::npos) << EtDocument::name(*n) << " " << inputs;
+    }
+    EXPECT_EQ(nodes_named(doc, "aten::affine_grid_generator", "aten::affine_grid_generator_backward").size(), 2u);
+}
+
 }  // namespace
 }  // namespace mimic
