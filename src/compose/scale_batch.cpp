@@ -88,6 +88,7 @@ public:
         if (!(options_.factor > 0) || !std::isfinite(options_.factor))
             fail({doc_.path(), -1, -1, "--batch"}, "the scale factor must be a positive number");
         collect_parameter_shapes();
+        refuse_lists_of_sequences();
         find_data();
         choose_batch();
         find_rnn_states();
@@ -101,6 +102,23 @@ private:
     }
 
     bool parameter_shaped(const Shape& s) const { return parameter_shapes_.count(s) > 0; }
+
+    // Sequences of different lengths given as a list and padded in the step
+    // (pack_sequence, pad_sequence): the batch is the list's length, which
+    // no shape holds and no rewrite can grow; left alone, the vote takes
+    // another size for the batch and the result does not replay.
+    void refuse_lists_of_sequences() {
+        for (JsonValue& node : doc_.nodes()) {
+            if (EtDocument::name(node) != "aten::pad_sequence") continue;
+            size_t tensors = 0;
+            visit_argument_tensors(doc_.inputs(node), 0, [&](const EtTensor&) { ++tensors; });
+            if (tensors == 0) continue;
+            refuse(EtDocument::id(node), "inputs",
+                   "the step pads a list of " + std::to_string(tensors) +
+                       " sequences (aten::pad_sequence): its batch is the list's length, not a dimension of a tensor, and "
+                       "scale cannot add tensors to a list");
+        }
+    }
 
     // Parameters, their gradients and the optimizer's state: every tensor the
     // optimizer's step and zero_grad touch, and what AccumulateGrad writes.

@@ -9,6 +9,7 @@
 #include "compose/et_document.h"
 #include "compose/json_tree.h"
 #include "compose/scale_batch.h"
+#include "support/error.h"
 #include "recorded_et_samples.h"
 #include "test_support.h"
 
@@ -250,6 +251,21 @@ TEST(ComposeScale, AffineGridsSizeListLeadsWithTheBatch) {
         EXPECT_NE(inputs.find("[32,1,28,28]"), std::string::npos) << EtDocument::name(*n) << " " << inputs;
     }
     EXPECT_EQ(nodes_named(doc, "aten::affine_grid_generator", "aten::affine_grid_generator_backward").size(), 2u);
+}
+
+// Sequences of different lengths given as a list (pack_sequence pads them
+// in the step): the batch is the list's length, no dimension of a tensor.
+// Scale says so, naming the node, instead of taking another size for it.
+TEST(ComposeScale, AListOfSequencesIsRefusedByName) {
+    EtDocument doc = recorded("packed_list");
+    try {
+        doubled(doc);
+        ADD_FAILURE() << "scaled a step whose batch is a list's length";
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("node 40"), std::string::npos) << what;
+        EXPECT_NE(what.find("pads a list of 3 sequences (aten::pad_sequence)"), std::string::npos) << what;
+    }
 }
 
 }  // namespace
