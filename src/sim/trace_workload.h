@@ -23,6 +23,9 @@ struct TraceWorkload {
     // Collectives whose tensors are on the CPU: Gloo's, which its process
     // group runs on worker threads, several at once (RunOptions::collectives_in_flight).
     size_t cpu_collectives = 0;
+    // Ranks whose CPU ops take the profile's durations (simulate, not predict):
+    // times under the profiler and observer, the recording's cost included.
+    size_t ranks_with_traced_cpu_ops = 0;
     // rank -> node id -> the op's name, for predict's critical path (filled
     // only when a HostOpTime is given: thousands of simulated ranks need none).
     std::map<int64_t, std::unordered_map<uint64_t, std::string>> node_names;
