@@ -61,14 +61,7 @@ size_t assume_channels_last_sources(Trace& trace, int64_t format) {
                 step *= std::max<int64_t>(shape[d], 1);
             }
             strides[0] = step;
-            const uint32_t begin = static_cast<uint32_t>(trace.dims.size());
-            for (uint16_t d = 0; d < rank; ++d) {
-                const int64_t size = trace.dims[t.dims_begin + d];
-                trace.dims.push_back(size);
-            }
-            for (int64_t s : strides) trace.dims.push_back(s);
-            t.dims_begin = begin;
-            t.has_strides = true;
+            set_strides(trace, t, strides.data());
             changed.insert(key);
         }
         for_each_tensor_index(trace, node.outputs, [&](uint32_t t) {

@@ -546,11 +546,10 @@ private:
     // narrow(self, dim, start, length) and slice(self, dim, start, end, step)
     // along the batch of a tensor that holds whole batches (a chunk of a
     // concatenation): bounds that are multiples of the old batch move with it.
-    void scale_batch_bounds(JsonValue& node, const std::vector<Change>& changes) {
+    void scale_batch_bounds(JsonValue& node, const EtValues& in, const std::vector<Change>& changes) {
         const std::string_view op = EtDocument::name(node);
         if (op != "aten::narrow" && op != "aten::slice") return;
-        EtValues in = doc_.inputs(node);
-        if (!in.values || !in.values->is_array() || in.values->items().size() < 4 || !in.values->items()[1].is_integer()) return;
+        if (in.values->items().size() < 4 || !in.values->items()[1].is_integer()) return;
         for (const Change& c : changes) {
             if (c.position != 0 || c.place.dim < 0 || c.place.delta != 0 || c.place.inner < 2) continue;
             int64_t dim = in.values->items()[1].as_int();
@@ -571,11 +570,9 @@ private:
     // affine_grid_generator(theta [N, 2, 3], size [N, C, H, W], ...) and its
     // backward (grad [N, H, W, 2], size, ...): the size list names the batch
     // first, beside a tensor of another shape.
-    void scale_grid_size(JsonValue& node, const std::vector<Change>& changes) {
-        const std::string_view op = EtDocument::name(node);
+    void scale_grid_size(std::string_view op, const EtValues& in, const std::vector<Change>& changes) {
         if (op != "aten::affine_grid_generator" && op != "aten::affine_grid_generator_backward") return;
-        EtValues in = doc_.inputs(node);
-        if (!in.values || !in.values->is_array() || in.values->items().size() < 2) return;
+        if (in.values->items().size() < 2) return;
         JsonValue& size = in.values->items()[1];
         std::optional<Shape> list = read_ints(&size);
         if (!list || list->empty()) return;
@@ -640,8 +637,8 @@ private:
                     }
             }
         if (per_sample_lists(EtDocument::name(node), names)) tile_per_sample_lists(in, changes);
-        scale_batch_bounds(node, changes);
-        scale_grid_size(node, changes);
+        scale_batch_bounds(node, in, changes);
+        scale_grid_size(EtDocument::name(node), in, changes);
         for (size_t a = 0; a < in.values->items().size(); ++a) {
             JsonValue& v = in.values->items()[a];
             if (is_tensor_argument(in, a)) continue;

@@ -163,8 +163,8 @@ SessionResult run_replay_session(const SessionOptions& o) {
     std::optional<LayoutsApplied> layouts;
     if (auto recorded = read_op_layouts_beside(input.meta_path)) layouts = apply_op_layouts(trace, *recorded);
     // Without them, channels-last where the trace converts to it (analysis/channels_last.h).
-    std::optional<size_t> channels_last_tensors;
     std::optional<analysis::ChannelsLastEvidence> channels_last;
+    size_t channels_last_tensors = 0;
     if (o.channels_last == "yes" || (o.channels_last == "auto" && !layouts)) {
         channels_last = analysis::channels_last_evidence(trace);
         if (!channels_last && o.channels_last == "yes") channels_last = analysis::ChannelsLastEvidence{kNoNode, 2, 0};
@@ -512,7 +512,7 @@ SessionResult run_replay_session(const SessionOptions& o) {
         const auto it = faults_by_node.find(t.node_id);
         if (it != faults_by_node.end()) t.replay_page_faults = it->second;
     }
-    if (channels_last_tensors) {
+    if (channels_last) {
         result.report.channels_last_tensors = channels_last_tensors;
         result.report.channels_last_format = channels_last->format;
         result.report.channels_last_converting_ops = channels_last->ops;

@@ -134,6 +134,17 @@ void Trace::finalize(ParentLinks bad_links, const char* parent_field) {
     }
 }
 
+void set_strides(Trace& trace, TensorMeta& t, const int64_t* strides) {
+    const uint32_t begin = static_cast<uint32_t>(trace.dims.size());
+    for (uint16_t d = 0; d < t.rank; ++d) {
+        const int64_t size = trace.dims[t.dims_begin + d];  // read before push_back may move the storage
+        trace.dims.push_back(size);
+    }
+    for (uint16_t d = 0; d < t.rank; ++d) trace.dims.push_back(strides[d]);
+    t.dims_begin = begin;
+    t.has_strides = true;
+}
+
 std::vector<uint32_t> subtree_sizes(const Trace& trace) {
     std::vector<uint32_t> size(trace.nodes.size(), 1);
     // Children have larger ids than parents: add each node into its parent, latest first.

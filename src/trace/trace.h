@@ -165,6 +165,11 @@ void for_each_tensor_index(const Trace& trace, ValueRange range, Fn&& fn, int de
     }
 }
 
+// Gives `t` (a tensor of `trace` without strides) the `t.rank` strides given:
+// its shape and the strides, one after the other in Trace::dims, as a trace
+// with strides keeps them.
+void set_strides(Trace& trace, TensorMeta& t, const int64_t* strides);
+
 // Nodes of the subtree rooted at each node (the node included), by index:
 // a node's subtree is the run of that many positions from its own in
 // execution order (children start after their parent, before its next sibling).

@@ -115,12 +115,7 @@ LayoutsApplied apply_op_layouts(Trace& trace, const OpLayouts& layouts) {
         for (size_t k = 0; k < tensors.size(); ++k) {
             TensorMeta& t = trace.tensors[tensors[k]];
             if (!recorded[k] || t.has_strides) continue;
-            // The shape and the strides, one after the other, as a trace with strides keeps them.
-            const uint32_t begin = static_cast<uint32_t>(trace.dims.size());
-            for (uint16_t d = 0; d < t.rank; ++d) trace.dims.push_back(trace.dims[t.dims_begin + d]);
-            for (int64_t s : recorded[k]->strides) trace.dims.push_back(s);
-            t.dims_begin = begin;
-            t.has_strides = true;
+            set_strides(trace, t, recorded[k]->strides.data());
             ++applied.tensors;
         }
     }
