@@ -193,9 +193,10 @@ std::string anonymize_schema(std::string_view schema, std::string_view alias) {
 }
 
 bool is_plain_type(std::string_view type) {
-    // Every PyTorch type string is made of these; a class path has dots.
+    // Every PyTorch type string is made of these (complex dtypes are written
+    // as templates: "Tensor(c10::complex<float>)"); a class path has dots.
     for (char c : type)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("[](),: _*?").find(c) == std::string_view::npos)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("[](),: _*?<>").find(c) == std::string_view::npos)
             return false;
     return type.find("__torch__") == std::string_view::npos;
 }

@@ -85,6 +85,11 @@ TEST(ComposeObfuscate, NamesFollowTheirKind) {
     EXPECT_EQ(classify_name("acme_ops::fused_scale"), NameKind::CustomOp);
     EXPECT_EQ(classify_name("## forward ##"), NameKind::UserLabel);
     EXPECT_EQ(classify_name("nn.Module: AcmeEncoder"), NameKind::UserLabel);
+    // Complex dtypes are written as templates; renaming them left the replay
+    // a list where the op wants a tensor.
+    EXPECT_TRUE(compose::is_plain_type("Tensor(c10::complex<float>)"));
+    EXPECT_TRUE(compose::is_plain_type("GenericList[Tensor(c10::complex<double>),Tensor(c10::Half)]"));
+    EXPECT_FALSE(compose::is_plain_type("__torch__.acme.Block"));
     std::unordered_set<std::string> ops = {"addmm", "maxpool2dwithindices"};
     EXPECT_TRUE(compose::autograd_function_is_builtin("AddmmBackward0", ops));
     EXPECT_TRUE(compose::autograd_function_is_builtin("MaxPool2DWithIndicesBackward0", ops));
