@@ -360,7 +360,12 @@ private:
     BatchPlace follow(const Shape& out, const Shape& in, const BatchPlace& from) const {
         const size_t d = static_cast<size_t>(from.dim);
         const int64_t v = in[d];
-        if (d < out.size() && out[d] == v) return {from.dim, from.inner, from.delta};
+        // An op that regroups the same elements (a reshape of [x*y, B, C] to
+        // [x, y, B, C]) keeps the batch where the elements below it are as
+        // many, which is not the same index when another size equals it.
+        const bool regrouped = product(out) == product(in) && out.size() != in.size();
+        const auto below = [](const Shape& s, size_t k) { return product(Shape(s.begin() + static_cast<long>(k) + 1, s.end())); };
+        if (d < out.size() && out[d] == v && (!regrouped || below(out, d) == below(in, d))) return {from.dim, from.inner, from.delta};
         // Elsewhere at the same size only when the op moved dimensions
         // around (the same sizes in another order): a keepdim reduction
         // over the batch ([B, B] -> [1, B]) has a B left that is not it.
@@ -371,16 +376,18 @@ private:
             for (size_t k = 0; k < out.size(); ++k)
                 if (out[k] == v) return {static_cast<int>(k), from.inner, from.delta};
         if (product(out) == product(in)) {
-            Shape tail(in.begin() + static_cast<long>(d) + 1, in.end());
-            const int64_t stride = from.inner * product(tail);  // flat stride of the batch's factor
-            int64_t below = 1;                                   // product of out's dims after k
+            const int64_t stride = from.inner * below(in, d);  // flat stride of the batch's factor
+            int64_t after = 1;                                   // product of out's dims after k
             for (size_t k = out.size(); k-- > 0;) {
-                if (stride >= below && stride < below * out[k] && stride % below == 0 && out[k] > 1)
-                    return {static_cast<int>(k), stride / below, 0};
-                below *= out[k];
+                if (stride >= after && stride < after * out[k] && stride % after == 0 && out[k] > 1)
+                    return {static_cast<int>(k), stride / after, 0};
+                after *= out[k];
             }
         }
-        if (d < out.size() && std::llabs(out[d] - v) <= 2) return {from.dim, from.inner, from.delta + out[d] - v};
+        // A slice a few elements short (offsets[1:]) keeps its rank; a sum
+        // that leaves [C] of [B, C, H, W] is no batch, with C = B - 1 or not.
+        if (d < out.size() && out.size() == in.size() && std::llabs(out[d] - v) <= 2)
+            return {from.dim, from.inner, from.delta + out[d] - v};
         return {};
     }
 
@@ -407,7 +414,8 @@ private:
         for (std::string_view s : {"aten::convolution_backward", "aten::native_batch_norm", "aten::native_batch_norm_backward",
                                    "aten::_batch_norm_impl_index", "aten::_batch_norm_impl_index_backward",
                                    "aten::cudnn_batch_norm", "aten::cudnn_batch_norm_backward", "aten::native_layer_norm_backward",
-                                   "aten::native_group_norm_backward",
+                                   "aten::native_group_norm_backward", "aten::_slow_conv2d_backward",
+                                   "aten::convolution_backward_overrideable", "aten::conv_tbc_backward",
                                    "aten::cudnn_convolution_backward", "aten::mkldnn_convolution_backward"})
             if (s == op) return true;
         return false;

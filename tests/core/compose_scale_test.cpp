@@ -268,5 +268,25 @@ TEST(ComposeScale, AListOfSequencesIsRefusedByName) {
     }
 }
 
+// A Fourier layer keeping 4 modes of a batch of 4: einsum reshapes the
+// spectrum [x*y, B, C] to [x, y, B, C] and permutes it back, so the batch must
+// stay where as many elements lie below it, not at the first dimension of its
+// size; and the slow convolution's weight and bias gradients [3, 1, 1, 1] and
+// [3] (one short of the batch) are no batch.
+TEST(ComposeScale, ARegroupedBatchStaysWhereItsElementsLie) {
+    EtDocument doc = recorded("spectral_modes");
+    const compose::ScaleStats stats = doubled(doc);
+    EXPECT_EQ(stats.batch_before, 4);
+    const auto slices = nodes_named(doc, "aten::slice_backward", "aten::slice_backward");
+    ASSERT_FALSE(slices.empty());
+    for (const JsonValue* n : slices) {
+        const std::string shapes = compose::to_json_text(*EtDocument::field(*n, "input_shapes"));
+        EXPECT_EQ(shapes.rfind("[[8,3,", 0), 0u) << shapes;
+    }
+    const auto convs = nodes_named(doc, "aten::_slow_conv2d_backward", "aten::_slow_conv2d_backward");
+    ASSERT_EQ(convs.size(), 1u);
+    EXPECT_EQ(compose::to_json_text(*EtDocument::field(*convs[0], "output_shapes")), "[[],[3,1,1,1],[3]]");
+}
+
 }  // namespace
 }  // namespace mimic
