@@ -329,6 +329,25 @@ private:
         return static_cast<int64_t>(r);
     }
 
+    // `v` elements selected from the batch (in groups of `inner`) at the new
+    // batch: the same share of it, at least one group.
+    int64_t scaled_count(int64_t v, int64_t inner) const {
+        if (v == 0 || inner <= 0 || v % inner != 0) return v;
+        const double groups = std::round(static_cast<double>(v / inner) * options_.factor);
+        return std::max<int64_t>(1, static_cast<int64_t>(groups)) * inner;
+    }
+
+    // Whether an op's first output counts the elements a mask selected:
+    // x[mask] (a boolean index), masked_select, nonzero and argwhere.
+    static bool selects_by_mask(std::string_view op, const EtValues& in) {
+        if (op == "aten::masked_select" || op == "aten::nonzero" || op == "aten::argwhere") return true;
+        if (op != "aten::index" || !in.types || !in.types->is_array() || in.types->items().size() < 2) return false;
+        const JsonValue& indices = in.types->items()[1];
+        if (!indices.is_string()) return false;
+        const std::string& t = indices.as_string();
+        return t.find("Tensor(bool)") != std::string::npos || t.find("Tensor(unsigned char)") != std::string::npos;
+    }
+
     // Where the batch sits in a tensor: its dimension, and `inner`, how many
     // elements of that dimension lie below the batch's own factor (1 when the
     // dimension is the batch alone; 48 in [8*48] when the batch is outer).
@@ -336,6 +355,11 @@ private:
         int dim = -1;
         int64_t inner = 1;
         int64_t delta = 0;  // old size - the batch size it follows (offsets[1:]: -1)
+        // The dimension counts what a mask over the batch selected (x[mask],
+        // nonzero, masked_select): as many as the data made, so it grows with
+        // the batch rounded to whole elements rather than exactly.
+        bool count = false;
+        int64_t groups = 0;  // a count's new size in groups of `inner`, where not its share (unique's)
     };
 
     struct Change {
@@ -350,6 +374,35 @@ private:
         BatchPlace place;
         int64_t node = -1;  // the op that placed it
     };
+
+    // How many distinct values `n_after` draws give where `n_before` gave
+    // `distinct`: draws uniform over a set of V values leave V(1 - (1 - 1/V)^n)
+    // distinct, so V is solved from the recorded pair (all distinct: V is
+    // unbounded and the count follows the draws).
+    static int64_t distinct_after(int64_t n_before, int64_t distinct, int64_t n_after) {
+        if (n_before <= 0 || distinct <= 1) return std::max<int64_t>(std::min<int64_t>(distinct, n_after), n_after > 0 ? 1 : 0);
+        if (distinct >= n_before) return n_after;
+        const auto expected = [](double v, double n) { return v * -std::expm1(n * std::log1p(-1.0 / v)); };
+        double lo = static_cast<double>(distinct), hi = 1e15;
+        for (int i = 0; i < 200 && hi - lo > 1e-6 * lo; ++i) {
+            const double mid = std::sqrt(lo * hi);
+            (expected(mid, static_cast<double>(n_before)) < static_cast<double>(distinct) ? lo : hi) = mid;
+        }
+        const double after = std::round(expected(lo, static_cast<double>(n_after)));
+        return std::clamp<int64_t>(static_cast<int64_t>(after), 1, std::max<int64_t>(1, n_after));
+    }
+
+    // unique's values (and counts) over an input whose length grew with the
+    // batch: their new length; 0 when the op is none or its input kept its size.
+    // (Over the flattened input only: unique_consecutive's runs are no draws.)
+    static int64_t unique_groups(std::string_view op, const std::vector<Change>& inputs, const Shape& out) {
+        if (op != "aten::_unique2" && op != "aten::_unique") return 0;
+        if (out.size() != 1 || out[0] <= 0) return 0;  // counts not asked for: [0]
+        for (const Change& c : inputs)
+            if (c.position == 0)
+                return distinct_after(product(c.old_shape), out[0], product(c.new_shape));
+        return 0;
+    }
 
     // The batch of an op's input (dimension `from.dim` of `in`) followed into
     // one of its outputs: the same place and size (elementwise ops); the same
@@ -406,6 +459,38 @@ private:
         for (const Rule& r : kRules)
             if (r.op == op && r.position == position && r.dim == dim) return true;
         return false;
+    }
+
+    // A product of the batch with itself (e @ e.t(): a [B, B] matrix between
+    // every two samples, as contrastive and triplet losses and kernel methods
+    // make): both operands carry the batch outside the contracted dimension.
+    // A tensor's batch is one dimension here, so such a step is refused by
+    // name rather than written with one side of the matrix grown.
+    void refuse_pairwise(int64_t node, std::string_view op, const std::vector<Change>& inputs) const {
+        struct Pair {
+            std::string_view op;
+            size_t left, left_dim, right, right_dim;
+        };
+        static constexpr Pair kPairs[] = {{"aten::mm", 0, 0, 1, 1},
+                                          {"aten::addmm", 1, 0, 2, 1},
+                                          {"aten::bmm", 0, 1, 1, 2},
+                                          {"aten::baddbmm", 1, 1, 2, 2}};
+        const auto at = [&](size_t position, size_t dim) -> const Change* {
+            for (const Change& c : inputs)
+                if (c.position == position && c.place.dim == static_cast<int>(dim) && !c.place.count) return &c;
+            return nullptr;
+        };
+        for (const Pair& p : kPairs) {
+            if (p.op != op) continue;
+            const Change* left = at(p.left, p.left_dim);
+            const Change* right = at(p.right, p.right_dim);
+            if (!left || !right) return;
+            refuse(node, "inputs",
+                   "op '" + std::string(op) + "' multiplies the batch by itself (" + std::to_string(left->old_shape[p.left_dim]) +
+                       " x " + std::to_string(right->old_shape[p.right_dim]) +
+                       ": a matrix between every two samples, as contrastive and triplet losses and kernel methods make); "
+                       "scale follows one batch dimension per tensor and cannot grow both sides of it");
+        }
     }
 
     // Ops whose outputs after the first are per-channel statistics or weight
@@ -473,9 +558,11 @@ private:
             if (c.position == 0) {
                 const int moved = moved_dim(node, op, c.place.dim, c.old_shape.size());
                 if (moved >= 0 && static_cast<size_t>(moved) < out.size() && out[moved] == c.old_shape[c.place.dim])
-                    return {moved, c.place.inner, c.place.delta};
+                    return {moved, c.place.inner, c.place.delta, c.place.count, c.place.groups};
             }
             BatchPlace p = follow(out, c.old_shape, c.place);
+            p.count = c.place.count;
+            p.groups = p.inner == c.place.inner ? c.place.groups : 0;  // regrouped: its share
             if (p.dim >= 0) return p;
         }
         if (!any) return {};  // every batch-carrying operand was contracted away
@@ -486,7 +573,7 @@ private:
                 const size_t d = static_cast<size_t>(c.place.dim);
                 if (c.place.dim < 0 || d >= out.size() || c.old_shape[d] <= 0 || c.place.delta != 0) continue;
                 if (out[d] > c.old_shape[d] && out[d] % c.old_shape[d] == 0)
-                    return {c.place.dim, c.place.inner * (out[d] / c.old_shape[d]), 0};
+                    return {c.place.dim, c.place.inner * (out[d] / c.old_shape[d]), 0, c.place.count, c.place.groups};
             }
         for (size_t k = 0; k < out.size(); ++k)
             if (batch_values_.count(out[k])) return {static_cast<int>(k), 1, 0};
@@ -500,7 +587,11 @@ private:
         if (s.empty()) return std::nullopt;
         Shape out = s;
         if (place.dim >= 0) {
-            out[place.dim] = scaled(s[place.dim] - place.delta, node, field) + place.delta;
+            const int64_t v = s[place.dim] - place.delta;
+            out[place.dim] = (place.groups > 0 && v % place.inner == 0 ? place.groups * place.inner
+                              : place.count                           ? scaled_count(v, place.inner)
+                                                                      : scaled(v, node, field)) +
+                             place.delta;
             return out;
         }
         for (size_t d = 0; d < s.size(); ++d)
@@ -559,7 +650,7 @@ private:
         if (op != "aten::narrow" && op != "aten::slice") return;
         if (in.values->items().size() < 4 || !in.values->items()[1].is_integer()) return;
         for (const Change& c : changes) {
-            if (c.position != 0 || c.place.dim < 0 || c.place.delta != 0 || c.place.inner < 2) continue;
+            if (c.position != 0 || c.place.dim < 0 || c.place.delta != 0 || c.place.inner < 2 || c.place.count) continue;
             int64_t dim = in.values->items()[1].as_int();
             if (dim < 0) dim += static_cast<int64_t>(c.old_shape.size());
             if (dim != c.place.dim) return;
@@ -585,7 +676,7 @@ private:
         std::optional<Shape> list = read_ints(&size);
         if (!list || list->empty()) return;
         for (const Change& c : changes) {
-            if (c.position != 0 || c.place.dim != 0 || c.place.inner != 1 || c.place.delta != 0) continue;
+            if (c.position != 0 || c.place.dim != 0 || c.place.inner != 1 || c.place.delta != 0 || c.place.count) continue;
             if ((*list)[0] != c.old_shape[0]) return;
             (*list)[0] = c.new_shape[0];
             write_ints(size, *list);
@@ -605,7 +696,7 @@ private:
     }
     void tile_per_sample_lists(const EtValues& in, const std::vector<Change>& changes) {
         for (const Change& c : changes) {
-            if (c.place.dim < 0 || c.place.inner != 1 || size_t(c.place.dim) >= c.old_shape.size()) continue;
+            if (c.place.dim < 0 || c.place.inner != 1 || c.place.count || size_t(c.place.dim) >= c.old_shape.size()) continue;
             const int64_t old_batch = c.old_shape[c.place.dim] - c.place.delta;
             const int64_t new_batch = c.new_shape[c.place.dim] - c.place.delta;
             if (old_batch <= 0 || new_batch == old_batch) continue;
@@ -762,6 +853,7 @@ private:
             const std::string_view op = EtDocument::name(node);
             size_t output_position = 0;
             const std::vector<Change> input_changes = changes;
+            refuse_pairwise(id, op, input_changes);
             visit_tensors(doc_.outputs(node), [&](const EtTensor& t) {
                 Key k = key_of(t.value);
                 std::optional<Shape> s = read_ints(t.shape);
@@ -784,6 +876,10 @@ private:
                 // with a batch size first.
                 bool batch = from_data || (s && !s->empty() && batch_values_.count((*s)[0]) && !parameter_shaped(*s) &&
                                            product(*s) > largest_input);
+                // Made from nothing at the shape of a count (a mean's backward
+                // expands its gradient to the selected rows' shape).
+                auto count_shape = s && !from_data ? count_shapes_.find(*s) : count_shapes_.end();
+                batch = batch || count_shape != count_shapes_.end();
                 if (output_position++ > 0 && statistics_after_first(op)) batch = false;
                 const bool rnn_state = !batch && input_changes.empty() && s && s->size() == 3 && rnn_states_.count(k) &&
                                        batch_values_.count((*s)[1]);
@@ -793,7 +889,13 @@ private:
                 if (!batch || !s) return;
                 BatchPlace place;
                 if (rnn_state) place = {1, 1, 0};
-                if (!input_changes.empty()) {
+                if (count_shape != count_shapes_.end()) place = count_shape->second;
+                const int64_t distinct = output_position != 2 ? unique_groups(op, input_changes, *s) : 0;
+                if (distinct > 0) {
+                    place = {0, 1, 0, true, distinct};  // the values and their counts
+                } else if (output_position == 1 && !input_changes.empty() && selects_by_mask(op, doc_.inputs(node)) && s->size() >= 1) {
+                    place = {0, 1, 0, true};
+                } else if (!input_changes.empty()) {
                     place = follow_any(*s, input_changes, op, node);
                     if (place.dim < 0) {
                         carries[k] = false;  // reduced over the batch (a sum over it, the loss)
@@ -802,6 +904,7 @@ private:
                 }
                 if (auto change = rescale(t, place, id, "outputs")) {
                     placed_[k] = {change->old_shape, change->place, id};
+                    if (change->place.count) count_shapes_.emplace(change->old_shape, change->place);
                     changes.push_back(*change);
                 }
             });
@@ -824,6 +927,7 @@ private:
     std::set<int64_t> batch_values_;
     std::unordered_map<int64_t, const JsonValue*> node_by_id_;
     std::map<Key, Placed> placed_;
+    std::map<Shape, BatchPlace> count_shapes_;  // shapes of tensors counting what a mask selected
     std::map<int64_t, std::vector<Key>> storage_producers_;  // storage id -> the op outputs that held it, in order
 };
 

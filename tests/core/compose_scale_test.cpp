@@ -288,5 +288,43 @@ TEST(ComposeScale, ARegroupedBatchStaysWhereItsElementsLie) {
     EXPECT_EQ(compose::to_json_text(*EtDocument::field(*convs[0], "output_shapes")), "[[],[3,1,1,1],[3]]");
 }
 
+// Rows a mask over the batch selects (emb(ids)[keep]: 19 of 30) are as many
+// as the data made: twice the batch selects twice as many; unique's distinct
+// ids among them (13) grow as draws from a set of values do, not in
+// proportion; and the mean's backward expands its gradient to those counts.
+TEST(ComposeScale, RowsAMaskSelectsAndTheirDistinctValuesGrowWithTheBatch) {
+    EtDocument doc = recorded("masked_rows");
+    const compose::ScaleStats stats = doubled(doc);
+    EXPECT_EQ(stats.batch_before, 6);
+    const auto selections = nodes_named(doc, "aten::index", "aten::index");
+    ASSERT_EQ(selections.size(), 3u);
+    EXPECT_EQ(compose::to_json_text(*EtDocument::field(*selections[0], "output_shapes")), "[[38,8]]");
+    for (size_t k = 1; k < selections.size(); ++k)
+        EXPECT_EQ(compose::to_json_text(*EtDocument::field(*selections[k], "output_shapes")), "[[38]]");
+    const auto unique = nodes_named(doc, "aten::_unique2", "aten::_unique2");
+    ASSERT_EQ(unique.size(), 1u);
+    EXPECT_EQ(compose::to_json_text(*EtDocument::field(*unique[0], "output_shapes")), "[[18],[0],[0]]");
+    EXPECT_EQ(first_shapes(doc, "aten::linear"), "[[38,8],[40,8],[40]]");
+    const auto expands = nodes_named(doc, "aten::expand", "aten::expand");
+    ASSERT_FALSE(expands.empty());
+    EXPECT_EQ(compose::to_json_text(*EtDocument::field(*expands.back(), "output_shapes")), "[[18,8]]");  // mean's backward
+}
+
+// e @ e.t(): a [6, 6] matrix between every two samples (a triplet loss mining
+// its hardest positive). Both of its sides are the batch; scale grows one
+// dimension per tensor, so it refuses the step naming the product rather than
+// writing a [12, 6] matrix.
+TEST(ComposeScale, AProductOfTheBatchWithItselfIsRefusedByName) {
+    EtDocument doc = recorded("pairwise_similarity");
+    try {
+        doubled(doc);
+        ADD_FAILURE() << "scaled a [B, B] matrix along one side";
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("node 53"), std::string::npos) << what;
+        EXPECT_NE(what.find("'aten::mm' multiplies the batch by itself (6 x 6"), std::string::npos) << what;
+    }
+}
+
 }  // namespace
 }  // namespace mimic
