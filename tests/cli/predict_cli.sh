@@ -137,6 +137,10 @@ PY
     if "$mimic" predict "$work/mlp" --costs "$work/costs.db" --batch-scale 2 --network x.yml --system y.json > /dev/null 2> "$work/p3.err"; then
         fail "--batch-scale with --network accepted"; fi
     grep -q "field '--batch-scale'" "$work/p3.err" || fail "--batch-scale with --network: $(cat "$work/p3.err")"
+    # No cost database yet: one line that says how to make one.
+    if "$mimic" predict "$work/mlp" --costs "$work/none.db" > /dev/null 2> "$work/p5.err"; then fail "predict without a cost database"; fi
+    grep -q "none.db: field '--costs': no cost database here: measure this machine first with 'mimic calibrate" "$work/p5.err" \
+        || fail "predict without a cost database: $(cat "$work/p5.err")"
     # Converted without a profile, host ops are timed by the cost model, and say so.
     "$mimic" convert "$work/mlp/et.json.gz" --to chakra --out "$work/chakra" --costs "$work/costs.db" > /dev/null 2> "$work/conv.err" \
         || fail "convert --costs"

@@ -371,6 +371,10 @@ int run(const PredictArgs& args) {
              "no operator to cost: none of its " + std::to_string(trace.nodes.size()) +
                  " nodes is an operator whose inputs the trace gives (Chakra's JSON feeder format, for one, keeps "
                  "names and durations only); predict needs an execution trace, or a Chakra trace converted with its inputs");
+    if (!std::filesystem::exists(args.costs))
+        fail({args.costs, -1, -1, "--costs"},
+             "no cost database here: measure this machine first with 'mimic calibrate " + args.trace + " --out " + args.costs +
+                 "' (--quick takes about two minutes), or give one with --costs FILE");
     const model::CostDb db = model::read_cost_db(args.costs);
     if (!args.network.empty() || !args.system.empty()) {
         if (args.network.empty() || args.system.empty()) fail({"--network", -1, -1, ""}, "many ranks need both --network and --system");
