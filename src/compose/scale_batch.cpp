@@ -455,41 +455,47 @@ private:
         };
         static constexpr Rule kRules[] = {{"aten::mm", 0, 1},     {"aten::mm", 1, 0},     {"aten::addmm", 1, 1},
                                           {"aten::addmm", 2, 0},  {"aten::bmm", 0, 2},    {"aten::bmm", 1, 1},
-                                          {"aten::baddbmm", 1, 2}, {"aten::baddbmm", 2, 1}};
+                                          {"aten::baddbmm", 1, 2}, {"aten::baddbmm", 2, 1}, {"aten::_sparse_mm", 0, 1},
+                                          {"aten::_sparse_mm", 1, 0}, {"aten::_sparse_addmm", 1, 1}, {"aten::_sparse_addmm", 2, 0}};
         for (const Rule& r : kRules)
             if (r.op == op && r.position == position && r.dim == dim) return true;
         return false;
     }
 
-    // A product of the batch with itself (e @ e.t(): a [B, B] matrix between
-    // every two samples, as contrastive and triplet losses and kernel methods
-    // make): both operands carry the batch outside the contracted dimension.
-    // A tensor's batch is one dimension here, so such a step is refused by
-    // name rather than written with one side of the matrix grown.
+    // A product of the batch with itself: both operands of a matrix product
+    // carry the batch, and not both in the dimension it contracts. e @ e.t()
+    // makes a [B, B] matrix (similarities between every two samples, a
+    // kernel); adj @ x, with x's batch contracted, reads one (a graph's
+    // adjacency over its nodes). A tensor's batch is one dimension here, so
+    // such a step is refused by name rather than written with one side grown.
     void refuse_pairwise(int64_t node, std::string_view op, const std::vector<Change>& inputs) const {
-        struct Pair {
+        struct Product {
             std::string_view op;
-            size_t left, left_dim, right, right_dim;
+            size_t left, left_rows, right, right_columns;  // positions and dimensions; the others are contracted
         };
-        static constexpr Pair kPairs[] = {{"aten::mm", 0, 0, 1, 1},
-                                          {"aten::addmm", 1, 0, 2, 1},
-                                          {"aten::bmm", 0, 1, 1, 2},
-                                          {"aten::baddbmm", 1, 1, 2, 2}};
-        const auto at = [&](size_t position, size_t dim) -> const Change* {
-            for (const Change& c : inputs)
-                if (c.position == position && c.place.dim == static_cast<int>(dim) && !c.place.count) return &c;
-            return nullptr;
-        };
-        for (const Pair& p : kPairs) {
+        static constexpr Product kProducts[] = {{"aten::mm", 0, 0, 1, 1},     {"aten::_sparse_mm", 0, 0, 1, 1},
+                                                {"aten::addmm", 1, 0, 2, 1},  {"aten::_sparse_addmm", 1, 0, 2, 1},
+                                                {"aten::bmm", 0, 1, 1, 2},    {"aten::baddbmm", 1, 1, 2, 2}};
+        for (const Product& p : kProducts) {
             if (p.op != op) continue;
-            const Change* left = at(p.left, p.left_dim);
-            const Change* right = at(p.right, p.right_dim);
+            const auto place = [&](size_t position) -> const Change* {
+                for (const Change& c : inputs)
+                    if (c.position == position && !c.place.count) return &c;
+                return nullptr;
+            };
+            const Change* left = place(p.left);
+            const Change* right = place(p.right);
             if (!left || !right) return;
+            const int rows = static_cast<int>(p.left_rows), columns = static_cast<int>(p.right_columns);
+            const bool left_contracted = left->place.dim == rows + 1, right_contracted = right->place.dim == columns - 1;
+            if ((left->place.dim != rows && !left_contracted) || (right->place.dim != columns && !right_contracted)) return;
+            if (left_contracted && right_contracted) return;  // a weight's gradient
+            const Change& square = left_contracted ? *right : *left;
+            const std::string b = std::to_string(square.old_shape[static_cast<size_t>(square.place.dim)]);
             refuse(node, "inputs",
-                   "op '" + std::string(op) + "' multiplies the batch by itself (" + std::to_string(left->old_shape[p.left_dim]) +
-                       " x " + std::to_string(right->old_shape[p.right_dim]) +
-                       ": a matrix between every two samples, as contrastive and triplet losses and kernel methods make); "
-                       "scale follows one batch dimension per tensor and cannot grow both sides of it");
+                   "op '" + std::string(op) + "' multiplies the batch by itself (a " + b + " x " + b +
+                       " matrix between every two samples: similarities, a kernel, a graph's adjacency); scale follows one "
+                       "batch dimension per tensor and cannot grow both sides of it");
         }
     }
 
