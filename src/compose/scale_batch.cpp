@@ -329,6 +329,14 @@ private:
         return static_cast<int64_t>(r);
     }
 
+    // Another dimension of `s` that is the batch exactly (after `first`), or -1.
+    int second_batch_dim(const Shape& s, int first) const {
+        if (first < 0 || static_cast<size_t>(first) >= s.size()) return -1;
+        for (size_t k = 0; k < s.size(); ++k)
+            if (static_cast<int>(k) != first && s[k] == s[first]) return static_cast<int>(k);
+        return -1;
+    }
+
     // `v` elements selected from the batch (in groups of `inner`) at the new
     // batch: the same share of it, at least one group.
     int64_t scaled_count(int64_t v, int64_t inner) const {
@@ -360,6 +368,10 @@ private:
         // the batch rounded to whole elements rather than exactly.
         bool count = false;
         int64_t groups = 0;  // a count's new size in groups of `inner`, where not its share (unique's)
+        // A second dimension of the batch, in a matrix between every two
+        // samples (e @ e.t(): [B, B]); -1 in every other tensor.
+        int dim2 = -1;
+        int64_t inner2 = 1;
     };
 
     struct Change {
@@ -462,40 +474,63 @@ private:
         return false;
     }
 
-    // A product of the batch with itself: both operands of a matrix product
-    // carry the batch, and not both in the dimension it contracts. e @ e.t()
-    // makes a [B, B] matrix (similarities between every two samples, a
-    // kernel); adj @ x, with x's batch contracted, reads one (a graph's
-    // adjacency over its nodes). A tensor's batch is one dimension here, so
-    // such a step is refused by name rather than written with one side grown.
+    // Matrix products by operand positions and dimensions: the left operand's
+    // rows and the right one's columns; the dimensions between are contracted.
+    struct Product {
+        std::string_view op;
+        size_t left, left_rows, right, right_columns;
+    };
+    static constexpr Product kProducts[] = {{"aten::mm", 0, 0, 1, 1},     {"aten::_sparse_mm", 0, 0, 1, 1},
+                                            {"aten::addmm", 1, 0, 2, 1},  {"aten::_sparse_addmm", 1, 0, 2, 1},
+                                            {"aten::bmm", 0, 1, 1, 2},    {"aten::baddbmm", 1, 1, 2, 2}};
+
+    // The product rule of `op`, if it is a matrix product; matmul's matrix
+    // dimensions are its operands' last two, whatever their rank (its
+    // children, mm or bmm, are ruled by the table).
+    static std::vector<Product> products(std::string_view op, const std::vector<Change>& inputs) {
+        if (op == "aten::matmul") {
+            const Change* left = operand(inputs, 0);
+            const Change* right = operand(inputs, 1);
+            if (!left || !right || left->old_shape.size() < 2 || right->old_shape.size() < 2) return {};
+            return {{op, 0, left->old_shape.size() - 2, 1, right->old_shape.size() - 1}};
+        }
+        for (const Product& p : kProducts)
+            if (p.op == op) return {p};
+        return {};
+    }
+
+    static const Change* operand(const std::vector<Change>& inputs, size_t position) {
+        for (const Change& c : inputs)
+            if (c.position == position && !c.place.count) return &c;
+        return nullptr;
+    }
+
+    // A product that reads a [B, B] matrix scale did not see made: adj @ x,
+    // the samples' batch contracted against a side of a matrix that came in
+    // with the step (a graph's adjacency over its nodes, a kernel given as
+    // data). Its second side is no dimension scale can tell from the shape,
+    // so such a step is refused by name rather than written with one side
+    // grown. (Products that make the matrix, e @ e.t(), are followed.)
     void refuse_pairwise(int64_t node, std::string_view op, const std::vector<Change>& inputs) const {
-        struct Product {
-            std::string_view op;
-            size_t left, left_rows, right, right_columns;  // positions and dimensions; the others are contracted
-        };
-        static constexpr Product kProducts[] = {{"aten::mm", 0, 0, 1, 1},     {"aten::_sparse_mm", 0, 0, 1, 1},
-                                                {"aten::addmm", 1, 0, 2, 1},  {"aten::_sparse_addmm", 1, 0, 2, 1},
-                                                {"aten::bmm", 0, 1, 1, 2},    {"aten::baddbmm", 1, 1, 2, 2}};
-        for (const Product& p : kProducts) {
-            if (p.op != op) continue;
-            const auto place = [&](size_t position) -> const Change* {
-                for (const Change& c : inputs)
-                    if (c.position == position && !c.place.count) return &c;
-                return nullptr;
-            };
-            const Change* left = place(p.left);
-            const Change* right = place(p.right);
+        for (const Product& p : products(op, inputs)) {
+            const Change* left = operand(inputs, p.left);
+            const Change* right = operand(inputs, p.right);
             if (!left || !right) return;
             const int rows = static_cast<int>(p.left_rows), columns = static_cast<int>(p.right_columns);
-            const bool left_contracted = left->place.dim == rows + 1, right_contracted = right->place.dim == columns - 1;
-            if ((left->place.dim != rows && !left_contracted) || (right->place.dim != columns && !right_contracted)) return;
-            if (left_contracted && right_contracted) return;  // a weight's gradient
-            const Change& square = left_contracted ? *right : *left;
-            const std::string b = std::to_string(square.old_shape[static_cast<size_t>(square.place.dim)]);
-            refuse(node, "inputs",
-                   "op '" + std::string(op) + "' multiplies the batch by itself (a " + b + " x " + b +
-                       " matrix between every two samples: similarities, a kernel, a graph's adjacency); scale follows one "
-                       "batch dimension per tensor and cannot grow both sides of it");
+            const auto has = [](const Change& c, int dim) { return c.place.dim == dim || c.place.dim2 == dim; };
+            const bool left_contracted = has(*left, rows + 1), right_contracted = has(*right, columns - 1);
+            const bool left_rows = has(*left, rows), right_columns = has(*right, columns);
+            const Change* unseen = left_rows && right_contracted && !left_contracted    ? left
+                                   : right_columns && left_contracted && !right_contracted ? right
+                                                                                          : nullptr;
+            if (unseen) {
+                const std::string b = std::to_string(unseen->old_shape[static_cast<size_t>(unseen->place.dim)]);
+                refuse(node, "inputs",
+                       "op '" + std::string(op) + "' multiplies the batch by a " + b + " x " + b +
+                           " matrix between every two samples that the step did not make (a graph's adjacency over its "
+                           "nodes, a kernel given as data); scale cannot tell that matrix's second side from its shape");
+            }
+            return;
         }
     }
 
@@ -553,22 +588,98 @@ private:
         return false;
     }
 
+    // A matrix product of two operands that both carry the batch outside the
+    // contracted dimension (e @ e.t()): its output is [B, B], the batch in
+    // both of its matrix dimensions.
+    std::optional<BatchPlace> pairwise_product(std::string_view op, const std::vector<Change>& inputs, const Shape& out) const {
+        // Distances between every two rows of two batches: [.., P, M] and
+        // [.., R, M] make [.., P, R].
+        if (op == "aten::cdist" || op == "aten::_cdist_forward" || op == "aten::_euclidean_dist") {
+            const Change* left = operand(inputs, 0);
+            const Change* right = operand(inputs, 1);
+            if (!left || !right || out.size() < 2 || left->old_shape.size() != out.size() || right->old_shape.size() != out.size())
+                return std::nullopt;
+            const int rows = static_cast<int>(out.size()) - 2;
+            if (left->place.dim != rows || right->place.dim != rows || out[rows] != left->old_shape[rows] ||
+                out[rows + 1] != right->old_shape[rows])
+                return std::nullopt;
+            BatchPlace place{rows, left->place.inner, 0};
+            place.dim2 = rows + 1;
+            place.inner2 = right->place.inner;
+            pairwise_seen_ = true;
+            return place;
+        }
+        for (const Product& p : products(op, inputs)) {
+            const Change* left = operand(inputs, p.left);
+            const Change* right = operand(inputs, p.right);
+            if (!left || !right || left->place.dim != static_cast<int>(p.left_rows) ||
+                right->place.dim != static_cast<int>(p.right_columns))
+                return std::nullopt;
+            const size_t rows = out.size() - 2, columns = out.size() - 1;
+            if (out.size() < 2 || out[rows] != left->old_shape[p.left_rows] || out[columns] != right->old_shape[p.right_columns])
+                return std::nullopt;
+            BatchPlace place{static_cast<int>(rows), left->place.inner, 0};
+            place.dim2 = static_cast<int>(columns);
+            place.inner2 = right->place.inner;
+            pairwise_seen_ = true;
+            return place;
+        }
+        return std::nullopt;
+    }
+
+    // The second batch dimension of a [B, B] input, followed into an output
+    // the first one went to: kept where the output keeps the input's shape
+    // there (softmax, masked_fill, the matrix's own backward), else dropped
+    // (a top-k along it, a sum over it).
+    void carry_second_dim(const Shape& out, const Change& c, BatchPlace& p, JsonValue& node, std::string_view op) const {
+        const int d2 = c.place.dim2;
+        if (d2 < 0 || p.dim != c.place.dim || out.size() != c.old_shape.size() || d2 == p.dim) return;
+        if (out[d2] != c.old_shape[d2]) return;
+        if (c.position == 0 && reduces_dim(node, op, d2, c.old_shape.size())) return;
+        p.dim2 = d2;
+        p.inner2 = c.place.inner2;
+    }
+
     // follow() from each batch-carrying input in turn (embedding_bag's output
     // follows its offsets, not its indices); else a dimension of a batch size.
     BatchPlace follow_any(const Shape& out, const std::vector<Change>& inputs, std::string_view op, JsonValue& node) const {
+        if (std::optional<BatchPlace> pairs = pairwise_product(op, inputs, out)) return *pairs;
         bool any = false;
-        for (const Change& c : inputs) {
+        for (Change c : inputs) {
+            // A [B, B] matrix times the samples contracts one of its sides;
+            // the other stays.
+            if (c.place.dim2 >= 0 && contracted(op, c.position, c.place.dim)) {
+                std::swap(c.place.dim, c.place.dim2);
+                std::swap(c.place.inner, c.place.inner2);
+            }
+            if (c.place.dim2 >= 0 && contracted(op, c.position, c.place.dim2)) c.place.dim2 = -1;
+            // A sum over one side of a [B, B] matrix leaves the other.
+            if (c.place.dim2 >= 0 && c.position == 0) {
+                const size_t rank = c.old_shape.size();
+                if (reduces_dim(node, op, c.place.dim, rank) && !reduces_dim(node, op, c.place.dim2, rank)) {
+                    std::swap(c.place.dim, c.place.dim2);
+                    std::swap(c.place.inner, c.place.inner2);
+                }
+                if (reduces_dim(node, op, c.place.dim2, rank)) c.place.dim2 = -1;
+            }
             if (contracted(op, c.position, c.place.dim)) continue;
             if (c.position == 0 && reduces_dim(node, op, c.place.dim, c.old_shape.size())) continue;
             any = true;
             if (c.position == 0) {
                 const int moved = moved_dim(node, op, c.place.dim, c.old_shape.size());
-                if (moved >= 0 && static_cast<size_t>(moved) < out.size() && out[moved] == c.old_shape[c.place.dim])
-                    return {moved, c.place.inner, c.place.delta, c.place.count, c.place.groups};
+                if (moved >= 0 && static_cast<size_t>(moved) < out.size() && out[moved] == c.old_shape[c.place.dim]) {
+                    BatchPlace p{moved, c.place.inner, c.place.delta, c.place.count, c.place.groups};
+                    const int moved2 = c.place.dim2 >= 0 ? moved_dim(node, op, c.place.dim2, c.old_shape.size()) : -1;
+                    if (moved2 >= 0 && moved2 != moved && static_cast<size_t>(moved2) < out.size() &&
+                        out[moved2] == c.old_shape[c.place.dim2])
+                        p.dim2 = moved2, p.inner2 = c.place.inner2;
+                    return p;
+                }
             }
             BatchPlace p = follow(out, c.old_shape, c.place);
             p.count = c.place.count;
             p.groups = p.inner == c.place.inner ? c.place.groups : 0;  // regrouped: its share
+            if (p.dim >= 0) carry_second_dim(out, c, p, node, op);
             if (p.dim >= 0) return p;
         }
         if (!any) return {};  // every batch-carrying operand was contracted away
@@ -592,24 +703,30 @@ private:
     std::optional<Shape> new_shape(const Shape& s, BatchPlace& place, int64_t node, const std::string& field) const {
         if (s.empty()) return std::nullopt;
         Shape out = s;
+        if (place.dim >= 0 && place.dim2 < 0 && !place.count && pairwise_seen_) place.dim2 = second_batch_dim(s, place.dim);
         if (place.dim >= 0) {
             const int64_t v = s[place.dim] - place.delta;
             out[place.dim] = (place.groups > 0 && v % place.inner == 0 ? place.groups * place.inner
                               : place.count                           ? scaled_count(v, place.inner)
                                                                       : scaled(v, node, field)) +
                              place.delta;
+            if (place.dim2 >= 0 && static_cast<size_t>(place.dim2) < s.size()) out[place.dim2] = scaled(s[place.dim2], node, field);
             return out;
         }
         for (size_t d = 0; d < s.size(); ++d)
             if (batch_values_.count(s[d])) {
                 out[d] = scaled(s[d], node, field);
                 place = {static_cast<int>(d), 1, 0};
+                if (pairwise_seen_) place.dim2 = second_batch_dim(s, place.dim);
+                if (place.dim2 >= 0) out[place.dim2] = scaled(s[place.dim2], node, field);
                 return out;
             }
         for (size_t d = 0; d < s.size(); ++d)
             if (s[d] > batch_ && s[d] % batch_ == 0) {  // batch x sequence, batch x heads
                 out[d] = scaled(s[d], node, field);
                 place = {static_cast<int>(d), s[d] / batch_, 0};
+                if (pairwise_seen_) place.dim2 = second_batch_dim(s, place.dim), place.inner2 = place.inner;
+                if (place.dim2 >= 0) out[place.dim2] = scaled(s[place.dim2], node, field);
                 return out;
             }
         const int64_t n = product(s);
@@ -669,6 +786,39 @@ private:
                 ++stats_.rewritten_lists;
             }
             return;
+        }
+    }
+
+    // eye(n[, m]) and arange(end) / arange(start, end[, step]) take their
+    // sizes as numbers: grown with their output (arange(B, 2B), the second
+    // half of a contrastive target, becomes arange(2B, 4B)).
+    void scale_factory_sizes(std::string_view op, const EtValues& in, const std::vector<Change>& changes) {
+        if (op != "aten::eye" && op != "aten::arange") return;
+        const Change* out = nullptr;
+        for (const Change& c : changes)
+            if (c.place.dim >= 0 && !c.place.count && c.old_shape.size() <= 2) out = &c;
+        if (!out) return;
+        auto& items = in.values->items();
+        const auto grow = [&](size_t a) {
+            if (a >= items.size() || !items[a].is_integer() || items[a].as_int() <= 0) return;
+            const double x = static_cast<double>(items[a].as_int()) * options_.factor;
+            if (std::fabs(x - std::round(x)) > 1e-6) return;
+            items[a] = JsonValue::of_int(static_cast<int64_t>(std::round(x)));
+            ++stats_.rewritten_lists;
+        };
+        if (op == "aten::eye") {
+            for (size_t a = 0; a < 2 && a < items.size(); ++a)
+                if (items[a].is_integer() && items[a].as_int() == out->old_shape[a]) grow(a);
+            return;
+        }
+        // arange: the integer arguments before dtype; a float bound is left alone.
+        const size_t n = out->old_shape.empty() ? 0 : static_cast<size_t>(out->old_shape[0]);
+        if (items.size() >= 2 && items[0].is_integer() && items[1].is_integer() &&
+            static_cast<size_t>(items[1].as_int() - items[0].as_int()) == n) {
+            grow(0);
+            grow(1);
+        } else if (!items.empty() && items[0].is_integer() && static_cast<size_t>(items[0].as_int()) == n) {
+            grow(0);
         }
     }
 
@@ -742,6 +892,7 @@ private:
                     }
             }
         if (per_sample_lists(EtDocument::name(node), names)) tile_per_sample_lists(in, changes);
+        scale_factory_sizes(EtDocument::name(node), in, changes);
         scale_batch_bounds(node, in, changes);
         scale_grid_size(EtDocument::name(node), in, changes);
         for (size_t a = 0; a < in.values->items().size(); ++a) {
@@ -882,6 +1033,10 @@ private:
                 // with a batch size first.
                 bool batch = from_data || (s && !s->empty() && batch_values_.count((*s)[0]) && !parameter_shaped(*s) &&
                                            product(*s) > largest_input);
+                // An identity beside a [B, B] matrix (a kernel's jitter, the
+                // diagonal a contrastive loss masks) has its size.
+                batch = batch || (pairwise_seen_ && op == "aten::eye" && s && s->size() == 2 && (*s)[0] == (*s)[1] &&
+                                  (*s)[0] >= batch_ && (*s)[0] % batch_ == 0);
                 // Made from nothing at the shape of a count (a mean's backward
                 // expands its gradient to the selected rows' shape).
                 auto count_shape = s && !from_data ? count_shapes_.find(*s) : count_shapes_.end();
@@ -933,7 +1088,11 @@ private:
     std::set<int64_t> batch_values_;
     std::unordered_map<int64_t, const JsonValue*> node_by_id_;
     std::map<Key, Placed> placed_;
-    std::map<Shape, BatchPlace> count_shapes_;  // shapes of tensors counting what a mask selected
+    std::map<Shape, BatchPlace> count_shapes_;
+    // Once the step has made a [B, B] matrix, a tensor with the batch's size
+    // in two dimensions is another such matrix (a kernel's identity, its
+    // Cholesky factor's gradient made from zeros), not a coincidence.
+    mutable bool pairwise_seen_ = false;  // shapes of tensors counting what a mask selected
     std::map<int64_t, std::vector<Key>> storage_producers_;  // storage id -> the op outputs that held it, in order
 };
 

@@ -316,13 +316,26 @@ TEST(ComposeScale, RowsAMaskSelectsAndTheirDistinctValuesGrowWithTheBatch) {
 }
 
 // e @ e.t(): a [6, 6] matrix between every two samples (a triplet loss mining
-// its hardest positive). Both of its sides are the batch; scale grows one
-// dimension per tensor, so it refuses the step naming the product rather than
-// writing a [12, 6] matrix.
-TEST(ComposeScale, AProductOfTheBatchWithItselfIsRefusedByName) {
-    const std::string what = refusal_of("pairwise_similarity");
-    EXPECT_NE(what.find("node 53"), std::string::npos) << what;
-    EXPECT_NE(what.find("'aten::mm' multiplies the batch by itself (a 6 x 6 matrix"), std::string::npos) << what;
+// its hardest positive). Both of its sides are the batch and grow; a top-k
+// along one side leaves the other.
+TEST(ComposeScale, AMatrixBetweenEveryTwoSamplesGrowsOnBothSides) {
+    EtDocument doc = recorded("pairwise_similarity");
+    const compose::ScaleStats stats = doubled(doc);
+    EXPECT_EQ(stats.batch_before, 6);
+    const auto products = nodes_named(doc, "aten::matmul", "aten::topk");
+    ASSERT_EQ(products.size(), 2u);
+    EXPECT_EQ(compose::to_json_text(*EtDocument::field(*products[0], "output_shapes")), "[[12,12]]");
+    EXPECT_EQ(compose::to_json_text(*EtDocument::field(*products[1], "input_shapes")).rfind("[[12,12],", 0), 0u);
+    EXPECT_EQ(compose::to_json_text(*EtDocument::field(*products[1], "output_shapes")), "[[12,2],[12,2]]");
+}
+
+// adj @ lin(x): a graph's adjacency over its 6 nodes comes in with the step,
+// the nodes being the batch. Nothing says its second side is the batch too
+// (it could be [B, features]), so scale refuses, naming the product.
+TEST(ComposeScale, AMatrixOverTheSamplesGivenAsDataIsRefusedByName) {
+    const std::string what = refusal_of("graph_adjacency");
+    EXPECT_NE(what.find("node 38"), std::string::npos) << what;
+    EXPECT_NE(what.find("'aten::matmul' multiplies the batch by a 6 x 6 matrix"), std::string::npos) << what;
 }
 
 }  // namespace
