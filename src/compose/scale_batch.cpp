@@ -606,22 +606,21 @@ private:
             BatchPlace place{rows, left->place.inner, 0};
             place.dim2 = rows + 1;
             place.inner2 = right->place.inner;
-            pairwise_seen_ = true;
+            pairwise_shapes_.insert(out);
             return place;
         }
         for (const Product& p : products(op, inputs)) {
             const Change* left = operand(inputs, p.left);
             const Change* right = operand(inputs, p.right);
-            if (!left || !right || left->place.dim != static_cast<int>(p.left_rows) ||
+            if (!left || !right || out.size() < 2 || left->place.dim != static_cast<int>(p.left_rows) ||
                 right->place.dim != static_cast<int>(p.right_columns))
                 return std::nullopt;
             const size_t rows = out.size() - 2, columns = out.size() - 1;
-            if (out.size() < 2 || out[rows] != left->old_shape[p.left_rows] || out[columns] != right->old_shape[p.right_columns])
-                return std::nullopt;
+            if (out[rows] != left->old_shape[p.left_rows] || out[columns] != right->old_shape[p.right_columns]) return std::nullopt;
             BatchPlace place{static_cast<int>(rows), left->place.inner, 0};
             place.dim2 = static_cast<int>(columns);
             place.inner2 = right->place.inner;
-            pairwise_seen_ = true;
+            pairwise_shapes_.insert(out);
             return place;
         }
         return std::nullopt;
@@ -703,7 +702,7 @@ private:
     std::optional<Shape> new_shape(const Shape& s, BatchPlace& place, int64_t node, const std::string& field) const {
         if (s.empty()) return std::nullopt;
         Shape out = s;
-        if (place.dim >= 0 && place.dim2 < 0 && !place.count && pairwise_seen_) place.dim2 = second_batch_dim(s, place.dim);
+        if (place.dim >= 0 && place.dim2 < 0 && !place.count && pairwise_shapes_.count(s)) place.dim2 = second_batch_dim(s, place.dim);
         if (place.dim >= 0) {
             const int64_t v = s[place.dim] - place.delta;
             out[place.dim] = (place.groups > 0 && v % place.inner == 0 ? place.groups * place.inner
@@ -717,7 +716,7 @@ private:
             if (batch_values_.count(s[d])) {
                 out[d] = scaled(s[d], node, field);
                 place = {static_cast<int>(d), 1, 0};
-                if (pairwise_seen_) place.dim2 = second_batch_dim(s, place.dim);
+                if (pairwise_shapes_.count(s)) place.dim2 = second_batch_dim(s, place.dim);
                 if (place.dim2 >= 0) out[place.dim2] = scaled(s[place.dim2], node, field);
                 return out;
             }
@@ -725,7 +724,7 @@ private:
             if (s[d] > batch_ && s[d] % batch_ == 0) {  // batch x sequence, batch x heads
                 out[d] = scaled(s[d], node, field);
                 place = {static_cast<int>(d), s[d] / batch_, 0};
-                if (pairwise_seen_) place.dim2 = second_batch_dim(s, place.dim), place.inner2 = place.inner;
+                if (pairwise_shapes_.count(s)) place.dim2 = second_batch_dim(s, place.dim), place.inner2 = place.inner;
                 if (place.dim2 >= 0) out[place.dim2] = scaled(s[place.dim2], node, field);
                 return out;
             }
@@ -807,7 +806,7 @@ private:
             ++stats_.rewritten_lists;
         };
         if (op == "aten::eye") {
-            for (size_t a = 0; a < 2 && a < items.size(); ++a)
+            for (size_t a = 0; a < out->old_shape.size() && a < items.size(); ++a)
                 if (items[a].is_integer() && items[a].as_int() == out->old_shape[a]) grow(a);
             return;
         }
@@ -1035,8 +1034,7 @@ private:
                                            product(*s) > largest_input);
                 // An identity beside a [B, B] matrix (a kernel's jitter, the
                 // diagonal a contrastive loss masks) has its size.
-                batch = batch || (pairwise_seen_ && op == "aten::eye" && s && s->size() == 2 && (*s)[0] == (*s)[1] &&
-                                  (*s)[0] >= batch_ && (*s)[0] % batch_ == 0);
+                batch = batch || (op == "aten::eye" && s && pairwise_shapes_.count(*s));
                 // Made from nothing at the shape of a count (a mean's backward
                 // expands its gradient to the selected rows' shape).
                 auto count_shape = s && !from_data ? count_shapes_.find(*s) : count_shapes_.end();
@@ -1089,10 +1087,10 @@ private:
     std::unordered_map<int64_t, const JsonValue*> node_by_id_;
     std::map<Key, Placed> placed_;
     std::map<Shape, BatchPlace> count_shapes_;
-    // Once the step has made a [B, B] matrix, a tensor with the batch's size
-    // in two dimensions is another such matrix (a kernel's identity, its
-    // Cholesky factor's gradient made from zeros), not a coincidence.
-    mutable bool pairwise_seen_ = false;  // shapes of tensors counting what a mask selected
+    // The shapes of the [B, B] matrices the step made: a tensor of one of
+    // them is another such matrix (a kernel's identity, its Cholesky factor's
+    // gradient made from zeros), not a coincidence.
+    mutable std::set<Shape> pairwise_shapes_;  // shapes of tensors counting what a mask selected
     std::map<int64_t, std::vector<Key>> storage_producers_;  // storage id -> the op outputs that held it, in order
 };
 
