@@ -109,7 +109,10 @@ ids = [n["id"] for n in repeated]
 assert len(set(ids)) == len(ids), "duplicate node ids"
 assert all(n["parent"] in set(ids) for n in repeated), "a parent that is no node"
 # Every copied layer holds parameters, gradients and state of its own, as the real 4 layers do.
-assert held(repeated) == held(real), (held(repeated), held(real))
+# A layer holds a dozen or more (weights, gradients, Adam's two moments); 1.13 numbers storages
+# by address, so a recording whose allocator hands a read storage's address to a new one
+# counts one fewer or more (206 against 207 in one clean-clone run).
+assert abs(held(repeated) - held(real)) <= 2, (held(repeated), held(real))
 PY
     "$MIMIC" convert "$TMP/${model}_repeat4.json" --out "$TMP/${model}_repeat4_chakra" > /dev/null 2>&1 || fail "convert $model repeated"
     "$MIMIC" replay "$TMP/${model}_repeat4.json" --warmup 0 --iters 1 --op-passes 1 --profiled-sessions 1 --no-profiled-pass \
