@@ -592,24 +592,17 @@ private:
     // contracted dimension (e @ e.t()): its output is [B, B], the batch in
     // both of its matrix dimensions.
     std::optional<BatchPlace> pairwise_product(std::string_view op, const std::vector<Change>& inputs, const Shape& out) const {
+        std::vector<Product> rules = products(op, inputs);
         // Distances between every two rows of two batches: [.., P, M] and
-        // [.., R, M] make [.., P, R].
+        // [.., R, M] make [.., P, R] (the right operand's rows are its columns).
         if (op == "aten::cdist" || op == "aten::_cdist_forward" || op == "aten::_euclidean_dist") {
             const Change* left = operand(inputs, 0);
             const Change* right = operand(inputs, 1);
-            if (!left || !right || out.size() < 2 || left->old_shape.size() != out.size() || right->old_shape.size() != out.size())
+            if (!left || !right || left->old_shape.size() != out.size() || right->old_shape.size() != out.size() || out.size() < 2)
                 return std::nullopt;
-            const int rows = static_cast<int>(out.size()) - 2;
-            if (left->place.dim != rows || right->place.dim != rows || out[rows] != left->old_shape[rows] ||
-                out[rows + 1] != right->old_shape[rows])
-                return std::nullopt;
-            BatchPlace place{rows, left->place.inner, 0};
-            place.dim2 = rows + 1;
-            place.inner2 = right->place.inner;
-            pairwise_shapes_.insert(out);
-            return place;
+            rules = {{op, 0, out.size() - 2, 1, out.size() - 2}};
         }
-        for (const Product& p : products(op, inputs)) {
+        for (const Product& p : rules) {
             const Change* left = operand(inputs, p.left);
             const Change* right = operand(inputs, p.right);
             if (!left || !right || out.size() < 2 || left->place.dim != static_cast<int>(p.left_rows) ||
@@ -1086,11 +1079,11 @@ private:
     std::set<int64_t> batch_values_;
     std::unordered_map<int64_t, const JsonValue*> node_by_id_;
     std::map<Key, Placed> placed_;
-    std::map<Shape, BatchPlace> count_shapes_;
+    std::map<Shape, BatchPlace> count_shapes_;  // shapes of tensors counting what a mask selected
     // The shapes of the [B, B] matrices the step made: a tensor of one of
     // them is another such matrix (a kernel's identity, its Cholesky factor's
     // gradient made from zeros), not a coincidence.
-    mutable std::set<Shape> pairwise_shapes_;  // shapes of tensors counting what a mask selected
+    mutable std::set<Shape> pairwise_shapes_;
     std::map<int64_t, std::vector<Key>> storage_producers_;  // storage id -> the op outputs that held it, in order
 };
 

@@ -25,6 +25,9 @@ std::string shapes_of(const EtDocument& doc, int64_t id) {
     return "no node " + std::to_string(id);
 }
 
+// One field of a node as JSON text ("output_shapes": "[[12,12]]").
+std::string field_text(const JsonValue& node, const char* field) { return compose::to_json_text(*EtDocument::field(node, field)); }
+
 // The nodes named `a` or `b`, in file order.
 std::vector<const JsonValue*> nodes_named(const EtDocument& doc, std::string_view a, std::string_view b) {
     std::vector<const JsonValue*> out;
@@ -285,12 +288,12 @@ TEST(ComposeScale, ARegroupedBatchStaysWhereItsElementsLie) {
     const auto slices = nodes_named(doc, "aten::slice_backward", "aten::slice_backward");
     ASSERT_FALSE(slices.empty());
     for (const JsonValue* n : slices) {
-        const std::string shapes = compose::to_json_text(*EtDocument::field(*n, "input_shapes"));
+        const std::string shapes = field_text(*n, "input_shapes");
         EXPECT_EQ(shapes.rfind("[[8,3,", 0), 0u) << shapes;
     }
     const auto convs = nodes_named(doc, "aten::_slow_conv2d_backward", "aten::_slow_conv2d_backward");
     ASSERT_EQ(convs.size(), 1u);
-    EXPECT_EQ(compose::to_json_text(*EtDocument::field(*convs[0], "output_shapes")), "[[],[3,1,1,1],[3]]");
+    EXPECT_EQ(field_text(*convs[0], "output_shapes"), "[[],[3,1,1,1],[3]]");
 }
 
 // Rows a mask over the batch selects (emb(ids)[keep]: 19 of 30) are as many
@@ -303,12 +306,12 @@ TEST(ComposeScale, RowsAMaskSelectsAndTheirDistinctValuesGrowWithTheBatch) {
     EXPECT_EQ(stats.batch_before, 6);
     const auto selections = nodes_named(doc, "aten::index", "aten::index");
     ASSERT_EQ(selections.size(), 3u);
-    EXPECT_EQ(compose::to_json_text(*EtDocument::field(*selections[0], "output_shapes")), "[[38,8]]");
+    EXPECT_EQ(field_text(*selections[0], "output_shapes"), "[[38,8]]");
     for (size_t k = 1; k < selections.size(); ++k)
-        EXPECT_EQ(compose::to_json_text(*EtDocument::field(*selections[k], "output_shapes")), "[[38]]");
+        EXPECT_EQ(field_text(*selections[k], "output_shapes"), "[[38]]");
     const auto unique = nodes_named(doc, "aten::_unique2", "aten::_unique2");
     ASSERT_EQ(unique.size(), 1u);
-    EXPECT_EQ(compose::to_json_text(*EtDocument::field(*unique[0], "output_shapes")), "[[18],[0],[0]]");
+    EXPECT_EQ(field_text(*unique[0], "output_shapes"), "[[18],[0],[0]]");
     EXPECT_EQ(first_shapes(doc, "aten::linear"), "[[38,8],[40,8],[40]]");
     const auto expands = nodes_named(doc, "aten::expand", "aten::expand");
     ASSERT_FALSE(expands.empty());
@@ -324,9 +327,9 @@ TEST(ComposeScale, AMatrixBetweenEveryTwoSamplesGrowsOnBothSides) {
     EXPECT_EQ(stats.batch_before, 6);
     const auto products = nodes_named(doc, "aten::matmul", "aten::topk");
     ASSERT_EQ(products.size(), 2u);
-    EXPECT_EQ(compose::to_json_text(*EtDocument::field(*products[0], "output_shapes")), "[[12,12]]");
-    EXPECT_EQ(compose::to_json_text(*EtDocument::field(*products[1], "input_shapes")).rfind("[[12,12],", 0), 0u);
-    EXPECT_EQ(compose::to_json_text(*EtDocument::field(*products[1], "output_shapes")), "[[12,2],[12,2]]");
+    EXPECT_EQ(field_text(*products[0], "output_shapes"), "[[12,12]]");
+    EXPECT_EQ(field_text(*products[1], "input_shapes").rfind("[[12,12],", 0), 0u);
+    EXPECT_EQ(field_text(*products[1], "output_shapes"), "[[12,2],[12,2]]");
 }
 
 // adj @ lin(x): a graph's adjacency over its 6 nodes comes in with the step,
