@@ -250,6 +250,8 @@ private:
                     if (embedding) embedding_inputs_.insert(k);
                 });
             }
+            if (EtDocument::name(node).find("loss") != std::string_view::npos && arguments > 1)
+                visit_argument_tensors(inputs, 1, [&](const EtTensor& t) { loss_targets_.insert(key_of(t.value)); });
             const bool mutates = mutates_its_outputs(node);
             visit_tensors(doc_.outputs(node), [&](const EtTensor& t) {
                 made.insert(key_of(t.value));
@@ -261,19 +263,36 @@ private:
 
     void choose_batch() {
         // Embedding indices are often more numerous than the batch's other
-        // data; they vote only when there is nothing else.
-        std::map<int64_t, int> votes;
+        // data; they vote only when there is nothing else. Each input votes
+        // for every size it holds and, apart, for its first: the batch is in
+        // every input (a sequence-first [T, B, E] beside labels [B] holds B,
+        // not T, in both), and where sizes tie so, inputs lead with it.
+        std::map<int64_t, int> votes, held;
+        const auto vote = [&](const Shape& s) {
+            ++votes[s[0]];
+            for (int64_t v : std::set<int64_t>(s.begin(), s.end())) ++held[v];
+        };
         for (const auto& [k, s] : data_)
-            if (!embedding_inputs_.count(k)) ++votes[s[0]];
+            if (!embedding_inputs_.count(k)) vote(s);
         if (votes.empty())
-            for (const auto& [k, s] : data_) ++votes[s[0]];
+            for (const auto& [k, s] : data_) vote(s);
         if (votes.empty())  // every input has a parameter's shape: they are the data
-            for (const auto& [k, s] : ambiguous_) ++votes[s[0]];
+            for (const auto& [k, s] : ambiguous_) vote(s);
         if (votes.empty() && options_.batch_size <= 0)
             refuse(-1, "inputs", "no input data found (every tensor the step reads is made by an op or is a parameter)");
         int64_t b = options_.batch_size;
+        // A recurrent layer says which of its input's dimensions is the batch
+        // (batch_first): tokens [T, B] into a sequence-first LSTM are no vote
+        // between T and B.
+        if (const int64_t rnn = recurrent_batch(); b <= 0 && rnn > 0 && held.count(rnn)) b = rnn;
         if (b <= 0) {
-            int best = 0;
+            int most_held = 0;
+            for (const auto& [v, n] : held) most_held = std::max(most_held, n);
+            for (auto v = votes.begin(); v != votes.end();)
+                v = held[v->first] < most_held ? votes.erase(v) : std::next(v);
+            for (const auto& [v, n] : held)  // held by every input, leading none
+                if (n == most_held && !votes.count(v)) votes[v] = 0;
+            int best = -1;
             for (const auto& [v, n] : votes)
                 if (n > best) best = n, b = v;
             // Data of two first sizes in equal numbers (a diffusion step's
@@ -299,9 +318,11 @@ private:
         batch_ = b;
         batch_values_.insert(b);
         // A buffer is updated in place by the step (running statistics, a
-        // spectral norm's power-iteration vectors); labels and inputs are only read.
+        // spectral norm's power-iteration vectors); labels and inputs are only
+        // read. A loss's target is data whatever it leads with (a language
+        // model's targets flattened to [T x B]).
         for (const auto& [k, s] : ambiguous_)
-            if (s[0] == b && !written_.count(k)) data_.emplace(k, s);
+            if ((s[0] == b || (s[0] % b == 0 && loss_targets_.count(k))) && !written_.count(k)) data_.emplace(k, s);
         stats_.data_tensors = data_.size();
         if (data_.empty())
             refuse(-1, "inputs", "no input data of batch " + std::to_string(b) + " found");
@@ -378,6 +399,7 @@ private:
         Shape old_shape, new_shape, old_strides, new_strides;
         BatchPlace place;
         size_t position = 0;   // among the op's tensor inputs
+        bool output = false;
     };
 
     // Where a tensor's batch was put, by tensor and old shape.
@@ -422,7 +444,44 @@ private:
     // and regroups dimensions (view, reshape, flatten), the dimension holding
     // the same flat stride; the same place a few elements off (offsets[1:]).
     // dim -1 when none holds.
-    BatchPlace follow(const Shape& out, const Shape& in, const BatchPlace& from) const {
+    static bool makes_new_tensor(std::string_view op) {
+        for (std::string_view maker : {"aten::zeros", "aten::empty", "aten::ones", "aten::full", "aten::zeros_like",
+                                       "aten::empty_like", "aten::new_zeros", "aten::new_empty", "aten::empty_strided"})
+            if (op == maker) return true;
+        return false;
+    }
+
+    // Made inside an op for one of its results: a broadcast to a result's
+    // shape (addmm's bias expanded into its output), or a new tensor on a
+    // result's storage (layer norm's flat statistics, viewed as its [T, B, 1]
+    // results). It holds the batch where that result does (followed as a
+    // reshape); a result that holds none (a weight's gradient) gives none.
+    std::optional<BatchPlace> made_for_enclosing_result(std::string_view op, const JsonValue& node, const Key& k,
+                                                        const Shape& s) const {
+        const bool broadcast = op == "aten::expand";
+        if (!broadcast && !makes_new_tensor(op)) return std::nullopt;
+        auto parent = node_by_id_.find(doc_.parent(node));
+        if (parent == node_by_id_.end() || !EtDocument::is_operator(*parent->second)) return std::nullopt;
+        std::optional<BatchPlace> found;
+        // The node is the document's own (node_by_id_ keeps it const for lookups).
+        visit_tensors(doc_.outputs(const_cast<JsonValue&>(*parent->second)), [&](const EtTensor& t) {
+            auto p = placed_.find(key_of(t.value));
+            if (found || p == placed_.end() || p->second.place.dim < 0 || p->second.place.count) return;
+            const Shape& result = p->second.old_shape;
+            if (broadcast ? result != s : (p->first.second != k.second || k.second == 0 || product(result) != product(s))) return;
+            BatchPlace place = result == s ? p->second.place : follow(s, result, p->second.place, true);
+            if (place.dim >= 0) found = place;
+        });
+        return found;
+    }
+
+    // Ops that give the same elements another shape in the same order.
+    static bool reshapes(std::string_view op) {
+        return op == "aten::view" || op == "aten::reshape" || op == "aten::_reshape_alias" || op == "aten::_unsafe_view" ||
+               op == "aten::flatten" || op == "aten::unflatten" || op == "aten::view_as" || op == "aten::reshape_as";
+    }
+
+    BatchPlace follow(const Shape& out, const Shape& in, const BatchPlace& from, bool reshape = false) const {
         const size_t d = static_cast<size_t>(from.dim);
         const int64_t v = in[d];
         // An op that regroups the same elements (a reshape of [x*y, B, C] to
@@ -433,11 +492,13 @@ private:
         if (d < out.size() && out[d] == v && (!regrouped || below(out, d) == below(in, d))) return {from.dim, from.inner, from.delta};
         // Elsewhere at the same size only when the op moved dimensions
         // around (the same sizes in another order): a keepdim reduction
-        // over the batch ([B, B] -> [1, B]) has a B left that is not it.
+        // over the batch ([B, B] -> [1, B]) has a B left that is not it, nor
+        // has a reshape that only looks like a permutation (attention's
+        // [T, B, E] viewed as [T, B x heads, E / heads] with E / heads = B).
         Shape sorted_out = out, sorted_in = in;
         std::sort(sorted_out.begin(), sorted_out.end());
         std::sort(sorted_in.begin(), sorted_in.end());
-        if (sorted_out == sorted_in)
+        if (sorted_out == sorted_in && !reshape)
             for (size_t k = 0; k < out.size(); ++k)
                 if (out[k] == v) return {static_cast<int>(k), from.inner, from.delta};
         if (product(out) == product(in)) {
@@ -668,7 +729,7 @@ private:
                     return p;
                 }
             }
-            BatchPlace p = follow(out, c.old_shape, c.place);
+            BatchPlace p = follow(out, c.old_shape, c.place, reshapes(op));
             p.count = c.place.count;
             p.groups = p.inner == c.place.inner ? c.place.groups : 0;  // regrouped: its share
             if (p.dim >= 0) carry_second_dim(out, c, p, node, op);
@@ -684,9 +745,53 @@ private:
                 if (out[d] > c.old_shape[d] && out[d] % c.old_shape[d] == 0)
                     return {c.place.dim, c.place.inner * (out[d] / c.old_shape[d]), 0, c.place.count, c.place.groups};
             }
+        if (std::optional<BatchPlace> piece = batch_piece(out, inputs, op, node)) return *piece;
         for (size_t k = 0; k < out.size(); ++k)
             if (batch_values_.count(out[k])) return {static_cast<int>(k), 1, 0};
         return {};
+    }
+
+    // Ops that cut a tensor into pieces along a dimension, a fixed number of
+    // them: along the batch, each piece is a share of it and grows with it.
+    static bool cuts_into_pieces(std::string_view op) {
+        return op == "aten::chunk" || op == "aten::unsafe_chunk" || op == "aten::split" || op == "aten::unsafe_split" ||
+               op == "aten::split_with_sizes" || op == "aten::unsafe_split_with_sizes" || op == "aten::tensor_split";
+    }
+
+    // An op under chunk or split that takes one of its pieces (split's narrow).
+    bool takes_a_piece(std::string_view op, const JsonValue& node) const {
+        if (op != "aten::narrow" && op != "aten::slice") return false;
+        auto parent = node_by_id_.find(doc_.parent(node));
+        return parent != node_by_id_.end() && cuts_into_pieces(EtDocument::name(*parent->second));
+    }
+
+    // A slice bound along the batch that is a half or a quarter of it (x[:B // 2],
+    // the real and generated halves of a batch) is that share at any batch;
+    // other bounds (x[:3]) are counts of samples and stay.
+    static bool share_of_batch(int64_t v, int64_t batch) {
+        if (v <= 0 || batch <= 0) return false;
+        if (batch % 4 == 0 && batch / 4 >= 2) return v % (batch / 4) == 0;
+        return batch % 2 == 0 && batch / 2 >= 2 && v % (batch / 2) == 0;  // offsets[1:] of two bags is no half
+    }
+
+    // A piece of the batch (z.chunk(2) of two views stacked on the batch,
+    // x.split(B // 4)): the input's shape but a share of its batch dimension.
+    std::optional<BatchPlace> batch_piece(const Shape& out, const std::vector<Change>& inputs, std::string_view op,
+                                          const JsonValue& node) const {
+        const bool slice = op == "aten::narrow" || op == "aten::slice";
+        if (!cuts_into_pieces(op) && !slice) return std::nullopt;
+        for (const Change& c : inputs) {
+            const int d = c.place.dim;
+            if (c.position != 0 || d < 0 || c.place.dim2 >= 0 || c.place.count || c.place.delta != 0) continue;
+            if (out.size() != c.old_shape.size() || out[d] <= 0 || out[d] >= c.old_shape[d]) continue;
+            bool same_elsewhere = true;
+            for (size_t k = 0; k < out.size(); ++k) same_elsewhere = same_elsewhere && (int(k) == d || out[k] == c.old_shape[k]);
+            if (!same_elsewhere) continue;
+            const int64_t batch = c.old_shape[d] / std::max<int64_t>(c.place.inner, 1);
+            if (slice && !takes_a_piece(op, node) && !share_of_batch(out[d], batch)) continue;
+            return BatchPlace{d, std::max<int64_t>(1, out[d] / std::max<int64_t>(batch, 1)), 0};
+        }
+        return std::nullopt;
     }
 
     // The new shape of a tensor that carries the batch; nullopt when it keeps
@@ -748,35 +853,170 @@ private:
         std::iota(order.begin(), order.end(), size_t{0});
         if (strides && strides->size() == s->size()) order = memory_order(*strides);
         c.old_strides = strides && strides->size() == s->size() ? *strides : dense_strides(*s, order);
-        c.new_strides = c.old_strides == dense_strides(*s, order) ? dense_strides(*ns, order) : c.old_strides;
+        const StorageBase* base = storage_base(t, *s);
+        c.new_strides = c.old_strides == dense_strides(*s, order) ? dense_strides(*ns, order)
+                        : base                                    ? base_strides(*base, c.old_strides)
+                                                                  : c.old_strides;
         write_ints(*t.shape, *ns);
         if (strides && strides->size() == s->size()) write_ints(*t.strides, c.new_strides);
-        if (t.value.items().size() > 3 && product(*s) == t.value.items()[3].as_int())
-            t.value.items()[3] = JsonValue::of_int(product(*ns));
+        auto& value = t.value.items();
+        if (value.size() > 3 && product(*s) == value[3].as_int()) value[3] = JsonValue::of_int(product(*ns));
+        if (base && value[2].as_int() > 0) value[2] = JsonValue::of_int(base_offset(*base, value[2].as_int()));
         ++stats_.scaled_tensors;
         return c;
+    }
+
+    // A tensor that fills a storage it was made on (an op's output on a
+    // storage none of its inputs hold, or data the step reads): the base its
+    // views are cut from. Views fill it too at offset 0, and are not bases.
+    void note_storage_base(const EtTensor& t, const Change& c, bool data) {
+        const auto& value = t.value.items();
+        if (value.size() < 4 || !value[1].is_integer() || value[1].as_int() == 0 || value[2].as_int() != 0) return;
+        if (value[3].as_int() != product(c.new_shape)) return;
+        storage_bases_[value[1].as_int()].push_back({c.old_shape, c.new_shape, c.place, data});
+    }
+
+    // The tensor laid over a whole storage that a view of it was cut from:
+    // its old and new shapes say where the view's offset and strides move.
+    struct StorageBase {
+        Shape old_shape, new_shape;
+        BatchPlace place;
+        bool data = false;  // data the step reads: its storage lives through the step, never reused
+    };
+
+    // The latest whole-storage tensor a view at this offset fits in (1.13
+    // reuses a freed storage's id for the next tensor at its address).
+    const StorageBase* storage_base(const EtTensor& t, const Shape& shape) const {
+        const auto& value = t.value.items();
+        if (value.size() < 4 || !value[1].is_integer() || !value[2].is_integer()) return nullptr;
+        auto bases = storage_bases_.find(value[1].as_int());
+        if (bases == storage_bases_.end()) return nullptr;
+        const int64_t extent = value[2].as_int() + product(shape);
+        for (auto b = bases->second.rbegin(); b != bases->second.rend(); ++b)
+            if (product(b->old_shape) >= extent) return &*b;
+        // Data the step reads as views of a tensor it never shows (a language
+        // model's inputs data[:T] and targets data[1:]): the view seen first
+        // is the base, its outermost dimension open-ended.
+        if (bases->second.back().data) return &bases->second.back();
+        return nullptr;
+    }
+
+    // as_strided(self, size, stride, storage_offset), the view ops' own
+    // call: its strides and offset are the view's, on its input's storage.
+    void scale_as_strided(std::string_view op, const EtValues& in, const std::vector<Change>& changes) {
+        if (op != "aten::as_strided" && op != "aten::as_strided_") return;
+        auto& items = in.values->items();
+        const std::optional<Shape> strides = items.size() > 2 ? read_ints(&items[2]) : std::nullopt;
+        if (!strides || !items[0].is_array() || items[0].items().size() < 4) return;
+        const auto input = std::find_if(changes.begin(), changes.end(), [](const Change& c) { return !c.output && c.position == 0; });
+        if (input == changes.end()) return;
+        const StorageBase* base = storage_base(EtTensor{items[0], nullptr, nullptr}, input->old_shape);
+        if (!base) return;
+        write_ints(items[2], base_strides(*base, *strides));
+        if (items.size() > 3 && items[3].is_integer() && items[3].as_int() > 0)
+            items[3] = JsonValue::of_int(base_offset(*base, items[3].as_int()));
+        ++stats_.rewritten_lists;
+    }
+
+    // A mean's divisor given as a number (mse_loss and mean divide their sum
+    // by the element count, and their backward the gradient): the count of
+    // a tensor that held the batch, grown with it.
+    void scale_element_count_divisor(JsonValue& node) {
+        const std::string_view op = EtDocument::name(node);
+        if (op != "aten::div" && op != "aten::div_") return;
+        EtValues in = doc_.inputs(node);
+        if (!in.values || !in.values->is_array() || in.values->items().size() < 2) return;
+        JsonValue& v = in.values->items()[1];
+        if (!v.is_integer() || v.as_int() < 2) return;
+        auto count = carried_counts_.find(v.as_int());
+        if (count == carried_counts_.end()) return;
+        v = JsonValue::of_int(count->second);
+        ++stats_.rewritten_lists;
+    }
+
+    // A view's offset: its coordinates in the base, the batch's moved to the
+    // same share of the new batch (the second half of a stacked pair starts
+    // at the new B), put back together in the new base.
+    static int64_t base_offset(const StorageBase& base, int64_t offset) {
+        int64_t out = 0, below_old = 1, below_new = 1;
+        for (size_t k = base.old_shape.size(); k-- > 0;) {
+            const int64_t old_size = std::max<int64_t>(base.old_shape[k], 1), new_size = std::max<int64_t>(base.new_shape[k], 1);
+            int64_t coordinate = k == 0 ? offset / below_old : (offset / below_old) % old_size;
+            if (static_cast<int>(k) == base.place.dim || static_cast<int>(k) == base.place.dim2)
+                coordinate = coordinate * new_size / old_size;
+            out += coordinate * below_new;
+            below_old *= old_size;
+            below_new *= new_size;
+        }
+        return out;
+    }
+
+    // A view's strides: each a step of whole rows of the base's dimensions
+    // below some point, the same rows of the new base.
+    static Shape base_strides(const StorageBase& base, const Shape& strides) {
+        Shape out;
+        for (int64_t stride : strides) {
+            int64_t moved = 0, below_old = 1, below_new = 1;
+            for (size_t k = base.old_shape.size(); k-- > 0;) {
+                const int64_t old_size = std::max<int64_t>(base.old_shape[k], 1), new_size = std::max<int64_t>(base.new_shape[k], 1);
+                moved += ((stride / below_old) % old_size) * below_new;
+                below_old *= old_size;
+                below_new *= new_size;
+            }
+            out.push_back(stride >= below_old ? stride : moved);  // a stride past the base: not one of its rows
+        }
+        return out;
     }
 
     // narrow(self, dim, start, length) and slice(self, dim, start, end, step)
     // along the batch of a tensor that holds whole batches (a chunk of a
     // concatenation): bounds that are multiples of the old batch move with it.
+    // slice_backward(grad, input_sizes, dim, start, end, step) takes the
+    // same bounds of the whole it makes.
     void scale_batch_bounds(JsonValue& node, const EtValues& in, const std::vector<Change>& changes) {
         const std::string_view op = EtDocument::name(node);
-        if (op != "aten::narrow" && op != "aten::slice") return;
-        if (in.values->items().size() < 4 || !in.values->items()[1].is_integer()) return;
+        const bool backward = op == "aten::slice_backward";
+        if (op != "aten::narrow" && op != "aten::slice" && !backward) return;
+        const size_t dim_at = backward ? 2 : 1;
+        if (in.values->items().size() < dim_at + 3 || !in.values->items()[dim_at].is_integer()) return;
+        // The pieces split and chunk take are shares of the batch, whatever their size.
+        const bool piece = takes_a_piece(op, node);
         for (const Change& c : changes) {
-            if (c.position != 0 || c.place.dim < 0 || c.place.delta != 0 || c.place.inner < 2 || c.place.count) continue;
-            int64_t dim = in.values->items()[1].as_int();
+            if (c.output != backward || c.position != 0 || c.place.dim < 0 || c.place.delta != 0 || c.place.count) continue;
+            int64_t dim = in.values->items()[dim_at].as_int();
             if (dim < 0) dim += static_cast<int64_t>(c.old_shape.size());
             if (dim != c.place.dim) return;
-            const int64_t batch = c.old_shape[static_cast<size_t>(dim)] / c.place.inner;
-            for (size_t a = 2; a <= 3; ++a) {
+            const int64_t batch = c.old_shape[static_cast<size_t>(dim)] / std::max<int64_t>(c.place.inner, 1);
+            for (size_t a = dim_at + 1; a <= dim_at + 2; ++a) {
                 JsonValue& v = in.values->items()[a];
-                if (!v.is_integer() || v.as_int() <= 0 || v.as_int() > c.old_shape[static_cast<size_t>(dim)] || v.as_int() % batch != 0)
-                    continue;
+                if (!v.is_integer() || v.as_int() <= 0 || v.as_int() > c.old_shape[static_cast<size_t>(dim)]) continue;
+                if (!piece && v.as_int() % batch != 0 && !share_of_batch(v.as_int(), batch)) continue;
                 v = JsonValue::of_int(scaled(v.as_int(), EtDocument::id(node), "inputs"));
                 ++stats_.rewritten_lists;
             }
+            return;
+        }
+    }
+
+    // split(self, split_size, dim) and split_with_sizes(self, sizes, dim)
+    // along the batch: the sizes are the pieces' shares of it.
+    void scale_split_sizes(JsonValue& node, const EtValues& in, const std::vector<Change>& changes) {
+        const std::string_view op = EtDocument::name(node);
+        if (!cuts_into_pieces(op) || op.find("chunk") != std::string_view::npos || op == "aten::tensor_split") return;
+        auto& items = in.values->items();
+        if (items.size() < 3 || !items[2].is_integer()) return;
+        for (const Change& c : changes) {
+            if (c.position != 0 || c.place.dim < 0) continue;
+            int64_t dim = items[2].as_int();
+            if (dim < 0) dim += static_cast<int64_t>(c.old_shape.size());
+            if (dim != c.place.dim) return;
+            if (items[1].is_integer()) {
+                items[1] = JsonValue::of_int(scaled(items[1].as_int(), EtDocument::id(node), "inputs"));
+            } else if (std::optional<Shape> sizes = read_ints(&items[1])) {
+                for (int64_t& v : *sizes) v = scaled(v, EtDocument::id(node), "inputs");
+                write_ints(items[1], *sizes);
+            }
+            ++stats_.rewritten_lists;
             return;
         }
     }
@@ -886,6 +1126,8 @@ private:
         if (per_sample_lists(EtDocument::name(node), names)) tile_per_sample_lists(in, changes);
         scale_factory_sizes(EtDocument::name(node), in, changes);
         scale_batch_bounds(node, in, changes);
+        scale_split_sizes(node, in, changes);
+        scale_as_strided(EtDocument::name(node), in, changes);
         scale_grid_size(EtDocument::name(node), in, changes);
         for (size_t a = 0; a < in.values->items().size(); ++a) {
             JsonValue& v = in.values->items()[a];
@@ -954,6 +1196,25 @@ private:
     // The initial hidden states an RNN op takes ([layers x directions, B,
     // hidden], the batch second): nn.LSTM and nn.GRU make them with zeros
     // inside the step, from nothing, so nothing carries the batch to them.
+    // The batch of the first recurrent layer over a padded [T, B, E] input
+    // (or [B, T, E] with batch_first): its dimension given by the flag, the
+    // schemas' last argument. 0 where there is none (packed sequences).
+    int64_t recurrent_batch() const {
+        static constexpr std::string_view kRnns[] = {"aten::lstm", "aten::gru", "aten::rnn_tanh", "aten::rnn_relu"};
+        for (size_t i : order_) {
+            JsonValue& node = doc_.nodes()[i];
+            if (std::find(std::begin(kRnns), std::end(kRnns), EtDocument::name(node)) == std::end(kRnns)) continue;
+            const EtValues in = doc_.inputs(node);
+            if (!in.values || !in.values->is_array() || in.values->items().size() != 9) continue;
+            const JsonValue& batch_first = in.values->items()[8];
+            if (batch_first.kind() != JsonValue::Kind::Bool) continue;
+            std::optional<Shape> shape;
+            visit_argument_tensors(in, 0, [&](const EtTensor& t) { shape = read_ints(t.shape); });
+            if (shape && shape->size() == 3) return (*shape)[batch_first.as_bool() ? 0 : 1];
+        }
+        return 0;
+    }
+
     void find_rnn_states() {
         static constexpr std::string_view kRnns[] = {"aten::lstm", "aten::gru", "aten::rnn_tanh", "aten::rnn_relu"};
         for (size_t i : order_) {
@@ -990,9 +1251,12 @@ private:
                 if (auto change = rescale(t, placed(k, *s), id, "inputs")) {
                     change->position = position;
                     placed_.emplace(k, Placed{change->old_shape, change->place, id});
+                    if (data_.count(k)) note_storage_base(t, *change, true);
                     changes.push_back(*change);
                 }
             };
+            std::set<int64_t> input_storages;
+            visit_tensors(doc_.inputs(node), [&](const EtTensor& t) { input_storages.insert(key_of(t.value).second); });
             size_t position = 0;
             int64_t largest_input = 0;  // elements of the op's largest tensor operand, as scaled
             visit_tensors(doc_.inputs(node), [&](const EtTensor& t) {
@@ -1016,22 +1280,34 @@ private:
                     BatchPlace known = placed(k, *s);
                     if (known.dim >= 0 && carries[k] && same_nest(placed_.at(k).node, id)) {
                         ++output_position;
-                        if (auto change = rescale(t, known, id, "outputs")) changes.push_back(*change);
+                        if (auto change = rescale(t, known, id, "outputs")) change->output = true, changes.push_back(*change);
                         return;
                     }
                 }
                 // Made from data; or made from nothing (zeros(B, H)), or broadcast
                 // from a bias (expand to [B, N]: more elements than any operand),
                 // with a batch size first.
-                bool batch = from_data || (s && !s->empty() && batch_values_.count((*s)[0]) && !parameter_shaped(*s) &&
-                                           product(*s) > largest_input);
+                const bool broadcast = s && !s->empty() && !parameter_shaped(*s) && product(*s) > largest_input;
+                bool batch = from_data || (broadcast && batch_values_.count((*s)[0]));
+                // Made inside an op for its result (addmm's bias expanded to
+                // [T x B, out] or to a concatenation's [2B, out]; layer norm's
+                // statistics made flat, [T x B], then viewed as [T, B, 1]).
+                const std::optional<BatchPlace> enclosing =
+                    !batch && s && !s->empty() ? made_for_enclosing_result(op, node, k, *s) : std::nullopt;
+                batch = batch || enclosing.has_value();
                 // An identity beside a [B, B] matrix (a kernel's jitter, the
                 // diagonal a contrastive loss masks) has its size.
                 batch = batch || (op == "aten::eye" && s && pairwise_shapes_.count(*s));
                 // Made from nothing at the shape of a count (a mean's backward
                 // expands its gradient to the selected rows' shape).
-                auto count_shape = s && !from_data ? count_shapes_.find(*s) : count_shapes_.end();
-                batch = batch || count_shape != count_shapes_.end();
+                std::optional<BatchPlace> remade;
+                if (s && !from_data) {
+                    if (auto count = remade_shapes_.find(*s); count != remade_shapes_.end()) remade = count->second;
+                    auto piece = piece_shapes_.find(*s);
+                    if (!remade && piece != piece_shapes_.end() && (makes_new_tensor(op) || op == "aten::expand") && !parameter_shaped(*s))
+                        remade = piece->second;
+                }
+                batch = batch || remade.has_value();
                 if (output_position++ > 0 && statistics_after_first(op)) batch = false;
                 const bool rnn_state = !batch && input_changes.empty() && s && s->size() == 3 && rnn_states_.count(k) &&
                                        batch_values_.count((*s)[1]);
@@ -1041,7 +1317,8 @@ private:
                 if (!batch || !s) return;
                 BatchPlace place;
                 if (rnn_state) place = {1, 1, 0};
-                if (count_shape != count_shapes_.end()) place = count_shape->second;
+                if (enclosing) place = *enclosing;
+                if (remade) place = *remade;
                 const int64_t distinct = output_position != 2 ? unique_groups(op, input_changes, *s) : 0;
                 if (distinct > 0) {
                     place = {0, 1, 0, true, distinct};  // the values and their counts
@@ -1049,18 +1326,31 @@ private:
                     place = {0, 1, 0, true};
                 } else if (!input_changes.empty()) {
                     place = follow_any(*s, input_changes, op, node);
+                    // A backward op making its input's gradient from a piece's
+                    // (slice_backward's zeros of the whole, then the piece
+                    // copied in): the shape of a tensor that held the batch.
+                    if (place.dim < 0 && op.size() > 9 && op.substr(op.size() - 9) == "_backward")
+                        if (auto known = carried_shapes_.find(*s); known != carried_shapes_.end()) place = known->second;
                     if (place.dim < 0) {
                         carries[k] = false;  // reduced over the batch (a sum over it, the loss)
                         return;
                     }
                 }
                 if (auto change = rescale(t, place, id, "outputs")) {
+                    change->output = true;
+                    if (!input_storages.count(k.second)) note_storage_base(t, *change, false);
                     placed_[k] = {change->old_shape, change->place, id};
-                    if (change->place.count) count_shapes_.emplace(change->old_shape, change->place);
+                    if (change->place.dim >= 0 && !change->place.count) {
+                        carried_shapes_.emplace(change->old_shape, change->place);
+                        carried_counts_.emplace(product(change->old_shape), product(change->new_shape));
+                    }
+                    if (change->place.count) remade_shapes_.emplace(change->old_shape, change->place);
+                    if (batch_piece(change->old_shape, input_changes, op, node)) piece_shapes_.emplace(change->old_shape, change->place);
                     changes.push_back(*change);
                 }
             });
             if (!changes.empty()) rewrite_lists(node, changes);
+            scale_element_count_divisor(node);
         }
     }
 
@@ -1073,18 +1363,30 @@ private:
     std::map<Key, Shape> data_;
     std::map<Key, Shape> ambiguous_;  // inputs of a parameter's shape, data only if they lead with the batch
     std::set<Key> written_;           // every tensor an op of the step writes in place or as out=
+    std::set<Key> loss_targets_;      // what losses read as their second argument
     std::set<Key> embedding_inputs_;
     std::set<Key> rnn_states_;  // find_rnn_states()
     int64_t batch_ = 0;
     std::set<int64_t> batch_values_;
     std::unordered_map<int64_t, const JsonValue*> node_by_id_;
     std::map<Key, Placed> placed_;
-    std::map<Shape, BatchPlace> count_shapes_;  // shapes of tensors counting what a mask selected
+    // Shapes of tensors counting what a mask selected: a tensor made from
+    // nothing at one of them (a mean's backward expanding its gradient to
+    // the selected rows) is one too.
+    std::map<Shape, BatchPlace> remade_shapes_;
+    // Shapes of pieces of the batch (chunk, split, x[:B // 2]): zeros made
+    // or a gradient expanded at one of them (chunk's backward filling the
+    // pieces the loss did not read, a mean's backward) are one too; the
+    // gradient of a weight of that shape is not.
+    std::map<Shape, BatchPlace> piece_shapes_;
+    std::map<Shape, BatchPlace> carried_shapes_;  // old shapes of op outputs that held the batch, where
+    std::map<int64_t, int64_t> carried_counts_;   // their element counts, old -> new
     // The shapes of the [B, B] matrices the step made: a tensor of one of
     // them is another such matrix (a kernel's identity, its Cholesky factor's
     // gradient made from zeros), not a coincidence.
     mutable std::set<Shape> pairwise_shapes_;
     std::map<int64_t, std::vector<Key>> storage_producers_;  // storage id -> the op outputs that held it, in order
+    std::map<int64_t, std::vector<StorageBase>> storage_bases_;  // storage id -> whole-storage tensors scaled, in order
 };
 
 }  // namespace

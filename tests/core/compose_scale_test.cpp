@@ -2,6 +2,7 @@
 // output that backward reads through a new handle must scale with its producer.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -90,6 +91,49 @@ std::string first_linear_shapes(const EtDocument& doc) { return first_shapes(doc
 
 EtDocument recorded(const std::string& name) {
     return EtDocument::read(std::string(MIMIC_SOURCE_DIR) + "/tests/data/scale_1.13/" + name + ".et.json.gz");
+}
+
+// Where the step scaled by 2 differs from the same step recorded at twice
+// its batch: each node's name, shapes, and each tensor's storage offset and
+// element count, in id order. CPU bmm runs one select per matrix below it,
+// as many as the batch, so what bmm calls is left out; so is resize_, which
+// 1.13 records with the shape its tensor had before.
+std::vector<std::string> differences_from_recording(EtDocument& scaled, EtDocument& recorded_at_2b) {
+    const auto comparable = [](EtDocument& doc) {
+        std::vector<JsonValue*> out, inside_bmm;
+        std::vector<int64_t> bmm_ids;
+        for (JsonValue& n : doc.nodes()) {
+            const bool under = std::find(bmm_ids.begin(), bmm_ids.end(), doc.parent(n)) != bmm_ids.end();
+            if (under || EtDocument::name(n) == "aten::bmm") bmm_ids.push_back(EtDocument::id(n));
+            if (!under && EtDocument::name(n) != "aten::resize_") out.push_back(&n);
+        }
+        std::sort(out.begin(), out.end(), [](JsonValue* a, JsonValue* b) { return EtDocument::id(*a) < EtDocument::id(*b); });
+        return out;
+    };
+    const auto tensors = [&](EtDocument& doc, JsonValue& n) {
+        std::string out;
+        for (const compose::EtValues& side : {doc.inputs(n), doc.outputs(n)})
+            compose::visit_tensors(side, [&](const compose::EtTensor& t) {
+                out += std::to_string(t.value.items()[2].as_int()) + "+" + std::to_string(t.value.items()[3].as_int()) + " ";
+            });
+        return out;
+    };
+    std::vector<std::string> out;
+    const std::vector<JsonValue*> a = comparable(scaled), b = comparable(recorded_at_2b);
+    if (a.size() != b.size()) out.push_back("node counts " + std::to_string(a.size()) + " and " + std::to_string(b.size()));
+    for (size_t k = 0; k < std::min(a.size(), b.size()); ++k) {
+        const std::string where = "node " + std::to_string(EtDocument::id(*a[k])) + " " + std::string(EtDocument::name(*a[k]));
+        if (EtDocument::name(*a[k]) != EtDocument::name(*b[k])) {
+            out.push_back(where + ": recorded " + std::string(EtDocument::name(*b[k])));
+            break;
+        }
+        for (const char* field : {"input_shapes", "output_shapes"})
+            if (field_text(*a[k], field) != field_text(*b[k], field))
+                out.push_back(where + " " + field + ": " + field_text(*a[k], field) + " recorded " + field_text(*b[k], field));
+        if (tensors(scaled, *a[k]) != tensors(recorded_at_2b, *b[k]))
+            out.push_back(where + " offsets+numels: " + tensors(scaled, *a[k]) + "recorded " + tensors(recorded_at_2b, *b[k]));
+    }
+    return out;
 }
 
 // L-BFGS runs the forward and backward of its closure inside its own
@@ -339,6 +383,58 @@ TEST(ComposeScale, AMatrixOverTheSamplesGivenAsDataIsRefusedByName) {
     const std::string what = refusal_of("graph_adjacency");
     EXPECT_NE(what.find("node 38"), std::string::npos) << what;
     EXPECT_NE(what.find("'aten::matmul' multiplies the batch by a 6 x 6 matrix"), std::string::npos) << what;
+}
+
+// nn.MultiheadAttention's default layout: the input [T=3, B=4, 16] beside
+// labels [4]. The batch is the size every input holds (not the one the
+// activations lead with), and the heads' reshape of [3, 4, 16] to
+// [3, 16, 4] (batch x heads, a head's width equal to the batch) is no
+// permutation: the batch is the 16. The input projection's bias broadcast
+// to its [T x B, 48] rows and layer norm's flat [T x B] statistics hold the
+// batch as the results they are made for.
+TEST(ComposeScale, ASequenceFirstAttentionStepEqualsItsRecordingAtTwiceTheBatch) {
+    EtDocument doc = recorded("seqfirst_attention");
+    EtDocument real = recorded("seqfirst_attention_2x_recorded");
+    const compose::ScaleStats stats = doubled(doc);
+    EXPECT_EQ(stats.batch_before, 4);
+    const std::vector<std::string> differences = differences_from_recording(doc, real);
+    EXPECT_TRUE(differences.empty()) << differences.size() << " differences, first: " << differences.front();
+}
+
+// Two views stacked on the batch ([2B, 6]) and cut apart again: z[:B] and
+// z[B:] (the second at an offset of B rows), chunk(4) (quarters of 2B) and
+// split(B // 2), then their backward (slice_backward's zeros of the whole,
+// chunk's zeros for the quarters the loss did not read).
+TEST(ComposeScale, PiecesOfTheBatchEqualTheirRecordingAtTwiceTheBatch) {
+    EtDocument doc = recorded("batch_pieces");
+    EtDocument real = recorded("batch_pieces_2x_recorded");
+    EXPECT_EQ(doubled(doc).batch_before, 8);
+    const std::vector<std::string> differences = differences_from_recording(doc, real);
+    EXPECT_TRUE(differences.empty()) << differences.size() << " differences, first: " << differences.front();
+}
+
+// nn.GRU over [T=4, B=8, 5]: the input's projection [32, 21] with its bias
+// broadcast to it, each step a view of [8, 21] at an offset of whole rows,
+// and out[:, :B // 2], half the batch at any batch.
+TEST(ComposeScale, ARecurrentStepsRowViewsEqualTheirRecordingAtTwiceTheBatch) {
+    EtDocument doc = recorded("gru_rows");
+    EtDocument real = recorded("gru_rows_2x_recorded");
+    EXPECT_EQ(doubled(doc).batch_before, 8);
+    const std::vector<std::string> differences = differences_from_recording(doc, real);
+    EXPECT_TRUE(differences.empty()) << differences.size() << " differences, first: " << differences.front();
+}
+
+// PyTorch's word-language-model example: tokens [T=3, B=4] into an
+// embedding and a sequence-first LSTM, targets data[1:] flattened to [12],
+// the shape of the LSTM's biases. The LSTM's batch_first flag says which
+// dimension is the batch, the loss's target is data though it has a bias's
+// shape, and the targets' offset in the token table (one row of B) grows.
+TEST(ComposeScale, ASequenceFirstLanguageModelEqualsItsRecordingAtTwiceTheBatch) {
+    EtDocument doc = recorded("word_lm");
+    EtDocument real = recorded("word_lm_2x_recorded");
+    EXPECT_EQ(doubled(doc).batch_before, 4);
+    const std::vector<std::string> differences = differences_from_recording(doc, real);
+    EXPECT_TRUE(differences.empty()) << differences.size() << " differences, first: " << differences.front();
 }
 
 }  // namespace
