@@ -136,6 +136,16 @@ std::vector<std::string> differences_from_recording(EtDocument& scaled, EtDocume
     return out;
 }
 
+// A recorded fixture scaled by 2 against its recording at 2B (NAME and
+// NAME_2x_recorded): scale infers batch B and every node compared matches.
+void expect_equal_to_recording_at_twice(const std::string& name, int64_t batch) {
+    EtDocument doc = recorded(name);
+    EtDocument real = recorded(name + "_2x_recorded");
+    EXPECT_EQ(doubled(doc).batch_before, batch);
+    const std::vector<std::string> differences = differences_from_recording(doc, real);
+    EXPECT_TRUE(differences.empty()) << differences.size() << " differences, first: " << differences.front();
+}
+
 // L-BFGS runs the forward and backward of its closure inside its own
 // Optimizer.step label: what those ops read is data, not optimizer state.
 TEST(ComposeScale, AClosureInsideTheOptimizerStepReadsData) {
@@ -393,35 +403,20 @@ TEST(ComposeScale, AMatrixOverTheSamplesGivenAsDataIsRefusedByName) {
 // to its [T x B, 48] rows and layer norm's flat [T x B] statistics hold the
 // batch as the results they are made for.
 TEST(ComposeScale, ASequenceFirstAttentionStepEqualsItsRecordingAtTwiceTheBatch) {
-    EtDocument doc = recorded("seqfirst_attention");
-    EtDocument real = recorded("seqfirst_attention_2x_recorded");
-    const compose::ScaleStats stats = doubled(doc);
-    EXPECT_EQ(stats.batch_before, 4);
-    const std::vector<std::string> differences = differences_from_recording(doc, real);
-    EXPECT_TRUE(differences.empty()) << differences.size() << " differences, first: " << differences.front();
+    expect_equal_to_recording_at_twice("seqfirst_attention", 4);
 }
 
 // Two views stacked on the batch ([2B, 6]) and cut apart again: z[:B] and
 // z[B:] (the second at an offset of B rows), chunk(4) (quarters of 2B) and
 // split(B // 2), then their backward (slice_backward's zeros of the whole,
 // chunk's zeros for the quarters the loss did not read).
-TEST(ComposeScale, PiecesOfTheBatchEqualTheirRecordingAtTwiceTheBatch) {
-    EtDocument doc = recorded("batch_pieces");
-    EtDocument real = recorded("batch_pieces_2x_recorded");
-    EXPECT_EQ(doubled(doc).batch_before, 8);
-    const std::vector<std::string> differences = differences_from_recording(doc, real);
-    EXPECT_TRUE(differences.empty()) << differences.size() << " differences, first: " << differences.front();
-}
+TEST(ComposeScale, PiecesOfTheBatchEqualTheirRecordingAtTwiceTheBatch) { expect_equal_to_recording_at_twice("batch_pieces", 8); }
 
 // nn.GRU over [T=4, B=8, 5]: the input's projection [32, 21] with its bias
 // broadcast to it, each step a view of [8, 21] at an offset of whole rows,
 // and out[:, :B // 2], half the batch at any batch.
 TEST(ComposeScale, ARecurrentStepsRowViewsEqualTheirRecordingAtTwiceTheBatch) {
-    EtDocument doc = recorded("gru_rows");
-    EtDocument real = recorded("gru_rows_2x_recorded");
-    EXPECT_EQ(doubled(doc).batch_before, 8);
-    const std::vector<std::string> differences = differences_from_recording(doc, real);
-    EXPECT_TRUE(differences.empty()) << differences.size() << " differences, first: " << differences.front();
+    expect_equal_to_recording_at_twice("gru_rows", 8);
 }
 
 // PyTorch's word-language-model example: tokens [T=3, B=4] into an
@@ -430,11 +425,7 @@ TEST(ComposeScale, ARecurrentStepsRowViewsEqualTheirRecordingAtTwiceTheBatch) {
 // dimension is the batch, the loss's target is data though it has a bias's
 // shape, and the targets' offset in the token table (one row of B) grows.
 TEST(ComposeScale, ASequenceFirstLanguageModelEqualsItsRecordingAtTwiceTheBatch) {
-    EtDocument doc = recorded("word_lm");
-    EtDocument real = recorded("word_lm_2x_recorded");
-    EXPECT_EQ(doubled(doc).batch_before, 4);
-    const std::vector<std::string> differences = differences_from_recording(doc, real);
-    EXPECT_TRUE(differences.empty()) << differences.size() << " differences, first: " << differences.front();
+    expect_equal_to_recording_at_twice("word_lm", 4);
 }
 
 }  // namespace
