@@ -109,6 +109,14 @@ private:
     // another size for the batch and the result does not replay.
     void refuse_lists_of_sequences() {
         for (JsonValue& node : doc_.nodes()) {
+            // Packed sequences: the recurrent layer's backward runs one op per
+            // time step on as many rows as sequences are still running there,
+            // counts the lengths' values make, which no shape says how to grow.
+            if (EtDocument::name(node) == "aten::_pack_padded_sequence")
+                refuse(EtDocument::id(node), "inputs",
+                       "the step packs sequences of different lengths (aten::_pack_padded_sequence): its recurrent layer runs "
+                       "each time step on as many sequences as are still running, counts the lengths' values make, and scale "
+                       "cannot grow them from the shapes");
             if (EtDocument::name(node) != "aten::pad_sequence") continue;
             size_t tensors = 0;
             visit_argument_tensors(doc_.inputs(node), 0, [&](const EtTensor&) { ++tensors; });
