@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/comm_values.h"
+#include "compose/scale_views.h"
 #include "support/error.h"
 
 namespace mimic::compose {
@@ -861,15 +862,15 @@ private:
         std::iota(order.begin(), order.end(), size_t{0});
         if (strides && strides->size() == s->size()) order = memory_order(*strides);
         c.old_strides = strides && strides->size() == s->size() ? *strides : dense_strides(*s, order);
-        const StorageBase* base = storage_base(t, *s);
+        const StorageLayout* base = storage_base(t, *s);
         c.new_strides = c.old_strides == dense_strides(*s, order) ? dense_strides(*ns, order)
-                        : base                                    ? base_strides(*base, c.old_strides)
+                        : base                                    ? moved_strides(*base, c.old_strides)
                                                                   : c.old_strides;
         write_ints(*t.shape, *ns);
         if (strides && strides->size() == s->size()) write_ints(*t.strides, c.new_strides);
         auto& value = t.value.items();
         if (value.size() > 3 && product(*s) == value[3].as_int()) value[3] = JsonValue::of_int(product(*ns));
-        if (base && value[2].as_int() > 0) value[2] = JsonValue::of_int(base_offset(*base, value[2].as_int()));
+        if (base && value[2].as_int() > 0) value[2] = JsonValue::of_int(moved_offset(*base, value[2].as_int()));
         ++stats_.scaled_tensors;
         return c;
     }
@@ -881,20 +882,12 @@ private:
         const auto& value = t.value.items();
         if (value.size() < 4 || !value[1].is_integer() || value[1].as_int() == 0 || value[2].as_int() != 0) return;
         if (value[3].as_int() != product(c.new_shape)) return;
-        storage_bases_[value[1].as_int()].push_back({c.old_shape, c.new_shape, c.place, data});
+        storage_bases_[value[1].as_int()].push_back({c.old_shape, c.new_shape, c.place.dim, c.place.dim2, data});
     }
-
-    // The tensor laid over a whole storage that a view of it was cut from:
-    // its old and new shapes say where the view's offset and strides move.
-    struct StorageBase {
-        Shape old_shape, new_shape;
-        BatchPlace place;
-        bool data = false;  // data the step reads: its storage lives through the step, never reused
-    };
 
     // The latest whole-storage tensor a view at this offset fits in (1.13
     // reuses a freed storage's id for the next tensor at its address).
-    const StorageBase* storage_base(const EtTensor& t, const Shape& shape) const {
+    const StorageLayout* storage_base(const EtTensor& t, const Shape& shape) const {
         const auto& value = t.value.items();
         if (value.size() < 4 || !value[1].is_integer() || !value[2].is_integer()) return nullptr;
         auto bases = storage_bases_.find(value[1].as_int());
@@ -918,11 +911,11 @@ private:
         if (!strides || !items[0].is_array() || items[0].items().size() < 4) return;
         const auto input = std::find_if(changes.begin(), changes.end(), [](const Change& c) { return !c.output && c.position == 0; });
         if (input == changes.end()) return;
-        const StorageBase* base = storage_base(EtTensor{items[0], nullptr, nullptr}, input->old_shape);
+        const StorageLayout* base = storage_base(EtTensor{items[0], nullptr, nullptr}, input->old_shape);
         if (!base) return;
-        write_ints(items[2], base_strides(*base, *strides));
+        write_ints(items[2], moved_strides(*base, *strides));
         if (items.size() > 3 && items[3].is_integer() && items[3].as_int() > 0)
-            items[3] = JsonValue::of_int(base_offset(*base, items[3].as_int()));
+            items[3] = JsonValue::of_int(moved_offset(*base, items[3].as_int()));
         ++stats_.rewritten_lists;
     }
 
@@ -940,40 +933,6 @@ private:
         if (count == carried_counts_.end()) return;
         v = JsonValue::of_int(count->second);
         ++stats_.rewritten_lists;
-    }
-
-    // A view's offset: its coordinates in the base, the batch's moved to the
-    // same share of the new batch (the second half of a stacked pair starts
-    // at the new B), put back together in the new base.
-    static int64_t base_offset(const StorageBase& base, int64_t offset) {
-        int64_t out = 0, below_old = 1, below_new = 1;
-        for (size_t k = base.old_shape.size(); k-- > 0;) {
-            const int64_t old_size = std::max<int64_t>(base.old_shape[k], 1), new_size = std::max<int64_t>(base.new_shape[k], 1);
-            int64_t coordinate = k == 0 ? offset / below_old : (offset / below_old) % old_size;
-            if (static_cast<int>(k) == base.place.dim || static_cast<int>(k) == base.place.dim2)
-                coordinate = coordinate * new_size / old_size;
-            out += coordinate * below_new;
-            below_old *= old_size;
-            below_new *= new_size;
-        }
-        return out;
-    }
-
-    // A view's strides: each a step of whole rows of the base's dimensions
-    // below some point, the same rows of the new base.
-    static Shape base_strides(const StorageBase& base, const Shape& strides) {
-        Shape out;
-        for (int64_t stride : strides) {
-            int64_t moved = 0, below_old = 1, below_new = 1;
-            for (size_t k = base.old_shape.size(); k-- > 0;) {
-                const int64_t old_size = std::max<int64_t>(base.old_shape[k], 1), new_size = std::max<int64_t>(base.new_shape[k], 1);
-                moved += ((stride / below_old) % old_size) * below_new;
-                below_old *= old_size;
-                below_new *= new_size;
-            }
-            out.push_back(stride >= below_old ? stride : moved);  // a stride past the base: not one of its rows
-        }
-        return out;
     }
 
     // narrow(self, dim, start, length) and slice(self, dim, start, end, step)
@@ -1014,7 +973,7 @@ private:
         auto& items = in.values->items();
         if (items.size() < 3 || !items[2].is_integer()) return;
         for (const Change& c : changes) {
-            if (c.position != 0 || c.place.dim < 0) continue;
+            if (c.output || c.position != 0 || c.place.dim < 0) continue;
             int64_t dim = items[2].as_int();
             if (dim < 0) dim += static_cast<int64_t>(c.old_shape.size());
             if (dim != c.place.dim) return;
@@ -1394,7 +1353,7 @@ private:
     // gradient made from zeros), not a coincidence.
     mutable std::set<Shape> pairwise_shapes_;
     std::map<int64_t, std::vector<Key>> storage_producers_;  // storage id -> the op outputs that held it, in order
-    std::map<int64_t, std::vector<StorageBase>> storage_bases_;  // storage id -> whole-storage tensors scaled, in order
+    std::map<int64_t, std::vector<StorageLayout>> storage_bases_;  // storage id -> whole-storage tensors scaled, in order
 };
 
 }  // namespace
