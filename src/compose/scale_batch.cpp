@@ -271,22 +271,23 @@ private:
     }
 
     void choose_batch() {
-        // Embedding indices are often more numerous than the batch's other
-        // data; they vote only when there is nothing else. Each input votes
-        // for every size it holds and, apart, for its first: the batch is in
-        // every input (a sequence-first [T, B, E] beside labels [B] holds B,
-        // not T, in both), and where sizes tie so, inputs lead with it.
+        // The batch is a size every input holds (a sequence-first [T, B, E]
+        // beside labels [B]: B, not T), embedding indices included; of the
+        // sizes held as often, the one most inputs lead with. Embedding
+        // indices are often more numerous than the batch's other data, so
+        // their first sizes count only when there is nothing else.
         std::map<int64_t, int> votes, held;
-        const auto vote = [&](const Shape& s) {
-            ++votes[s[0]];
+        const auto hold = [&](const Shape& s) {
             for (int64_t v : std::set<int64_t>(s.begin(), s.end())) ++held[v];
         };
-        for (const auto& [k, s] : data_)
-            if (!embedding_inputs_.count(k)) vote(s);
+        for (const auto& [k, s] : data_) {
+            hold(s);  // embedding indices hold the batch too (a translation step's tokens [S, B] and [T, B])
+            if (!embedding_inputs_.count(k)) ++votes[s[0]];
+        }
         if (votes.empty())
-            for (const auto& [k, s] : data_) vote(s);
+            for (const auto& [k, s] : data_) ++votes[s[0]];
         if (votes.empty())  // every input has a parameter's shape: they are the data
-            for (const auto& [k, s] : ambiguous_) vote(s);
+            for (const auto& [k, s] : ambiguous_) ++votes[s[0]], hold(s);
         if (votes.empty() && options_.batch_size <= 0)
             refuse(-1, "inputs", "no input data found (every tensor the step reads is made by an op or is a parameter)");
         int64_t b = options_.batch_size;

@@ -438,5 +438,13 @@ TEST(ComposeScale, ASequenceFirstLanguageModelEqualsItsRecordingAtTwiceTheBatch)
     expect_equal_to_recording_at_twice("word_lm", 4);
 }
 
+// nn.Transformer in its sequence-first layout: source tokens [5, B] and
+// target tokens [6, B] are both embedding indices, and the one other input
+// (the targets before they are shifted) leads with 6. The batch is the size
+// every input holds, embedding indices included.
+TEST(ComposeScale, ASequenceFirstTranslationStepEqualsItsRecordingAtTwiceTheBatch) {
+    expect_equal_to_recording_at_twice("translation", 4);
+}
+
 }  // namespace
 }  // namespace mimic
