@@ -272,7 +272,7 @@ private:
 
     void choose_batch() {
         // The batch is a size every input holds (a sequence-first [T, B, E]
-        // beside labels [B]: B, not T), embedding indices included; of the
+        // beside labels [B]: B, not T), token matrices included; of the
         // sizes held as often, the one most inputs lead with. Embedding
         // indices are often more numerous than the batch's other data, so
         // their first sizes count only when there is nothing else.
@@ -281,8 +281,11 @@ private:
             for (int64_t v : std::set<int64_t>(s.begin(), s.end())) ++held[v];
         };
         for (const auto& [k, s] : data_) {
-            hold(s);  // embedding indices hold the batch too (a translation step's tokens [S, B] and [T, B])
-            if (!embedding_inputs_.count(k)) ++votes[s[0]];
+            // Token matrices hold the batch too (a translation step's [S, B]
+            // and [T, B]); flat indices and offsets ([B x L], [B]) say nothing.
+            const bool embedding = embedding_inputs_.count(k) > 0;
+            if (!embedding || s.size() >= 2) hold(s);
+            if (!embedding) ++votes[s[0]];
         }
         if (votes.empty())
             for (const auto& [k, s] : data_) ++votes[s[0]];
