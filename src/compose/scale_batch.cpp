@@ -13,6 +13,7 @@
 #include "analysis/comm_values.h"
 #include "compose/scale_views.h"
 #include "support/error.h"
+#include "support/text.h"
 
 namespace mimic::compose {
 namespace {
@@ -451,12 +452,7 @@ private:
         return 0;
     }
 
-    // The batch of an op's input (dimension `from.dim` of `in`) followed into
-    // one of its outputs: the same place and size (elementwise ops); the same
-    // size elsewhere (transpose, permute); for an op that keeps the elements
-    // and regroups dimensions (view, reshape, flatten), the dimension holding
-    // the same flat stride; the same place a few elements off (offsets[1:]).
-    // dim -1 when none holds.
+    // Ops that allocate a tensor of a given shape, from nothing.
     static bool makes_new_tensor(std::string_view op) {
         for (std::string_view maker : {"aten::zeros", "aten::empty", "aten::ones", "aten::full", "aten::zeros_like",
                                        "aten::empty_like", "aten::new_zeros", "aten::new_empty", "aten::empty_strided"})
@@ -494,6 +490,12 @@ private:
                op == "aten::flatten" || op == "aten::unflatten" || op == "aten::view_as" || op == "aten::reshape_as";
     }
 
+    // The batch of an op's input (dimension `from.dim` of `in`) followed into
+    // one of its outputs: the same place and size (elementwise ops); the same
+    // size elsewhere (transpose, permute); for an op that keeps the elements
+    // and regroups dimensions (view, reshape, flatten), the dimension holding
+    // the same flat stride; the same place a few elements off (offsets[1:]).
+    // dim -1 when none holds.
     BatchPlace follow(const Shape& out, const Shape& in, const BatchPlace& from, bool reshape = false) const {
         const size_t d = static_cast<size_t>(from.dim);
         const int64_t v = in[d];
@@ -1164,17 +1166,17 @@ private:
         }
     }
 
-    // The initial hidden states an RNN op takes ([layers x directions, B,
-    // hidden], the batch second): nn.LSTM and nn.GRU make them with zeros
-    // inside the step, from nothing, so nothing carries the batch to them.
+    static bool is_recurrent(std::string_view op) {
+        return op == "aten::lstm" || op == "aten::gru" || op == "aten::rnn_tanh" || op == "aten::rnn_relu";
+    }
+
     // The batch of the first recurrent layer over a padded [T, B, E] input
     // (or [B, T, E] with batch_first): its dimension given by the flag, the
     // schemas' last argument. 0 where there is none (packed sequences).
     int64_t recurrent_batch() const {
-        static constexpr std::string_view kRnns[] = {"aten::lstm", "aten::gru", "aten::rnn_tanh", "aten::rnn_relu"};
         for (size_t i : order_) {
             JsonValue& node = doc_.nodes()[i];
-            if (std::find(std::begin(kRnns), std::end(kRnns), EtDocument::name(node)) == std::end(kRnns)) continue;
+            if (!is_recurrent(EtDocument::name(node))) continue;
             const EtValues in = doc_.inputs(node);
             if (!in.values || !in.values->is_array() || in.values->items().size() != 9) continue;
             const JsonValue& batch_first = in.values->items()[8];
@@ -1186,11 +1188,13 @@ private:
         return 0;
     }
 
+    // The initial hidden states an RNN op takes ([layers x directions, B,
+    // hidden], the batch second): nn.LSTM and nn.GRU make them with zeros
+    // inside the step, from nothing, so nothing carries the batch to them.
     void find_rnn_states() {
-        static constexpr std::string_view kRnns[] = {"aten::lstm", "aten::gru", "aten::rnn_tanh", "aten::rnn_relu"};
         for (size_t i : order_) {
             JsonValue& node = doc_.nodes()[i];
-            if (std::find(std::begin(kRnns), std::end(kRnns), EtDocument::name(node)) == std::end(kRnns)) continue;
+            if (!is_recurrent(EtDocument::name(node))) continue;
             visit_argument_tensors(doc_.inputs(node), 1, [&](const EtTensor& t) {
                 std::optional<Shape> shape = read_ints(t.shape);
                 if (shape && shape->size() == 3) rnn_states_.insert(key_of(t.value));
@@ -1226,11 +1230,11 @@ private:
                     changes.push_back(*change);
                 }
             };
-            std::set<int64_t> input_storages;
-            visit_tensors(doc_.inputs(node), [&](const EtTensor& t) { input_storages.insert(key_of(t.value).second); });
+            std::set<int64_t> input_storages;  // an output on none of them is a new storage
             size_t position = 0;
             int64_t largest_input = 0;  // elements of the op's largest tensor operand, as scaled
             visit_tensors(doc_.inputs(node), [&](const EtTensor& t) {
+                input_storages.insert(key_of(t.value).second);
                 scale_input(t, position++);
                 if (std::optional<Shape> s = read_ints(t.shape)) largest_input = std::max(largest_input, product(*s));
             });
@@ -1273,7 +1277,7 @@ private:
                 // expands its gradient to the selected rows' shape).
                 std::optional<BatchPlace> remade;
                 if (s && !from_data) {
-                    if (auto count = remade_shapes_.find(*s); count != remade_shapes_.end()) remade = count->second;
+                    if (auto count = count_shapes_.find(*s); count != count_shapes_.end()) remade = count->second;
                     auto piece = piece_shapes_.find(*s);
                     if (!remade && piece != piece_shapes_.end() && (makes_new_tensor(op) || op == "aten::expand") && !parameter_shaped(*s))
                         remade = piece->second;
@@ -1300,7 +1304,7 @@ private:
                     // A backward op making its input's gradient from a piece's
                     // (slice_backward's zeros of the whole, then the piece
                     // copied in): the shape of a tensor that held the batch.
-                    if (place.dim < 0 && op.size() > 9 && op.substr(op.size() - 9) == "_backward")
+                    if (place.dim < 0 && ends_with(op, "_backward"))
                         if (auto known = carried_shapes_.find(*s); known != carried_shapes_.end()) place = known->second;
                     if (place.dim < 0) {
                         carries[k] = false;  // reduced over the batch (a sum over it, the loss)
@@ -1315,7 +1319,7 @@ private:
                         carried_shapes_.emplace(change->old_shape, change->place);
                         carried_counts_.emplace(product(change->old_shape), product(change->new_shape));
                     }
-                    if (change->place.count) remade_shapes_.emplace(change->old_shape, change->place);
+                    if (change->place.count) count_shapes_.emplace(change->old_shape, change->place);
                     if (batch_piece(change->old_shape, input_changes, op, node)) piece_shapes_.emplace(change->old_shape, change->place);
                     changes.push_back(*change);
                 }
@@ -1344,7 +1348,7 @@ private:
     // Shapes of tensors counting what a mask selected: a tensor made from
     // nothing at one of them (a mean's backward expanding its gradient to
     // the selected rows) is one too.
-    std::map<Shape, BatchPlace> remade_shapes_;
+    std::map<Shape, BatchPlace> count_shapes_;
     // Shapes of pieces of the batch (chunk, split, x[:B // 2]): zeros made
     // or a gradient expanded at one of them (chunk's backward filling the
     // pieces the loss did not read, a mean's backward) are one too; the

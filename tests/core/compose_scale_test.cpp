@@ -100,14 +100,16 @@ EtDocument recorded(const std::string& name) {
 // 1.13 records with the shape its tensor had before.
 std::vector<std::string> differences_from_recording(EtDocument& scaled, EtDocument& recorded_at_2b) {
     const auto comparable = [](EtDocument& doc) {
-        std::vector<JsonValue*> out, inside_bmm;
+        std::vector<JsonValue*> nodes, out;
+        for (JsonValue& n : doc.nodes()) nodes.push_back(&n);
+        // By id, so that a parent comes before what it calls.
+        std::sort(nodes.begin(), nodes.end(), [](JsonValue* a, JsonValue* b) { return EtDocument::id(*a) < EtDocument::id(*b); });
         std::vector<int64_t> bmm_ids;
-        for (JsonValue& n : doc.nodes()) {
-            const bool under = std::find(bmm_ids.begin(), bmm_ids.end(), doc.parent(n)) != bmm_ids.end();
-            if (under || EtDocument::name(n) == "aten::bmm") bmm_ids.push_back(EtDocument::id(n));
-            if (!under && EtDocument::name(n) != "aten::resize_") out.push_back(&n);
+        for (JsonValue* n : nodes) {
+            const bool under = std::find(bmm_ids.begin(), bmm_ids.end(), doc.parent(*n)) != bmm_ids.end();
+            if (under || EtDocument::name(*n) == "aten::bmm") bmm_ids.push_back(EtDocument::id(*n));
+            if (!under && EtDocument::name(*n) != "aten::resize_") out.push_back(n);
         }
-        std::sort(out.begin(), out.end(), [](JsonValue* a, JsonValue* b) { return EtDocument::id(*a) < EtDocument::id(*b); });
         return out;
     };
     const auto tensors = [&](EtDocument& doc, JsonValue& n) {
